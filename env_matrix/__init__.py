@@ -1,0 +1,1 @@
+"""The MXNet environment matrix: releases, flavors, environments and the release ladder."""

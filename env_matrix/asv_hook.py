@@ -1,0 +1,134 @@
+"""asv's install/uninstall step: put the wheel of (ladder release, flavor) into the environment.
+
+Called by asv with the environment's own python, in the checked-out ladder commit:
+    python {conf_dir}/env_matrix/asv_hook.py install     (cwd = ladder checkout)
+    python {conf_dir}/env_matrix/asv_hook.py uninstall
+The flavor comes from the MXNET_FLAVOR matrix variable. Where the flavor has no build for
+the release, or the release cannot run in this environment, nothing is installed, the step
+still succeeds (so `asv run` and `asv find` go on) and the reason is written to
+<env>/mxbench-build.json, from which every benchmark skips with that message.
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from env_matrix import matrix as M  # noqa: E402
+
+MARKER = os.path.join(sys.prefix, "mxbench-build.json")
+RELEASE_FILE = "MXNET_RELEASE"
+
+
+def say(message):
+    print("mxbench: " + message, flush=True)
+
+
+def installed_mxnet_packages():
+    try:
+        from importlib import metadata
+    except ImportError:  # Python 3.7
+        import pkg_resources
+        names = [d.project_name for d in pkg_resources.working_set]
+    else:
+        names = [d.metadata["Name"] for d in metadata.distributions()]
+    return sorted({n for n in names if n and n.lower().replace("_", "-").startswith("mxnet")})
+
+
+def uninstall():
+    if os.path.exists(MARKER):
+        os.remove(MARKER)
+    present = installed_mxnet_packages()
+    if present:
+        say("removing %s" % ", ".join(present))
+        subprocess.check_call([sys.executable, "-m", "pip", "uninstall", "-y", "-q"] + present)
+    return 0
+
+
+def write_marker(record):
+    with open(MARKER, "w") as fh:
+        json.dump(record, fh, indent=1, sort_keys=True)
+
+
+def verify_import(expected):
+    """Import the installed mxnet in a fresh interpreter; returns an error string or None."""
+    code = "import mxnet; print(mxnet.__version__)"
+    proc = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=300)
+    if proc.returncode != 0:
+        lines = proc.stdout.strip().splitlines()
+        return lines[-1] if lines else "exit code %d" % proc.returncode
+    got = proc.stdout.strip().splitlines()[-1]
+    if M.Version(got).base_version != M.Version(expected).base_version:
+        return "imported mxnet %s, expected %s" % (got, expected)
+    return None
+
+
+def install():
+    uninstall()
+    flavor = os.environ.get("MXNET_FLAVOR")
+    matrix = M.load()
+    if not flavor:
+        say("MXNET_FLAVOR is not set; the matrix must set it (known: %s)"
+            % ", ".join(matrix.flavors))
+        return 2
+    try:
+        with open(RELEASE_FILE) as fh:
+            release = fh.read().strip()
+    except OSError:
+        release = None
+    python = "%d.%d" % sys.version_info[:2]
+    numpy = _numpy_version()
+    record = {"flavor": flavor, "release": release, "python": python, "numpy": numpy}
+    try:
+        if release is None:
+            # The ladder's empty root commit: there is nothing to install.
+            res = M.Resolution("none", flavor, M.NO_BUILD,
+                               reason="ladder root commit, not an MXNet release")
+            matrix.flavor(flavor)
+        else:
+            res = matrix.resolve(release, flavor, python, numpy)
+    except M.MatrixError as exc:
+        say(str(exc))
+        return 2
+    record.update(status=res.status, reason=res.reason, package=res.package)
+    if res.status != M.OK:
+        say("%s @ %s: %s" % (flavor, release, res.describe()))
+        write_marker(record)
+        return 0
+    say("installing %s for flavor %s" % (res.requirement, flavor))
+    cmd = [sys.executable, "-m", "pip", "install", "--no-deps", "--only-binary=:all:",
+           "--disable-pip-version-check", "-q", res.requirement]
+    if subprocess.call(cmd) != 0:
+        say("pip could not install %s (see its message above)" % res.requirement)
+        return 1
+    error = verify_import(release)
+    if error:
+        record.update(status="broken", reason="%s installs but does not import: %s"
+                      % (res.requirement, error))
+        say(record["reason"])
+    write_marker(record)
+    return 0
+
+
+def _numpy_version():
+    try:
+        import numpy
+        return numpy.__version__
+    except ImportError:
+        return "0"
+
+
+def main(argv):
+    if argv[1:] == ["install"]:
+        return install()
+    if argv[1:] == ["uninstall"]:
+        return uninstall()
+    print("usage: asv_hook.py install|uninstall", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
