@@ -109,6 +109,7 @@ class Matrix:
     flavors: Dict[str, Flavor]
     environments: Dict[str, Environment]
     limits: List[ReleaseLimit] = field(default_factory=list)
+    placeholders: Dict[str, List[str]] = field(default_factory=dict)  # package -> versions
 
     # -- releases -------------------------------------------------------------------------
     def releases(self) -> List[str]:
@@ -195,7 +196,10 @@ def _parse(data_dir: str) -> Matrix:
         with open(os.path.join(data_dir, name), "rb") as fh:
             return tomllib.load(fh)
 
-    packages_raw = read("packages.toml")["packages"]
+    packages_toml = read("packages.toml")
+    packages_raw = packages_toml["packages"]
+    placeholders = {name: list(p["versions"])
+                    for name, p in packages_toml.get("placeholders", {}).items()}
     packages = {}
     for name, versions in packages_raw.items():
         packages[name] = {}
@@ -217,7 +221,7 @@ def _parse(data_dir: str) -> Matrix:
                                       default=e.get("default", False), note=e.get("note", ""))
                     for name, e in env_raw["environments"].items()}
     limits = [ReleaseLimit(**lim) for lim in env_raw.get("release_limits", [])]
-    return Matrix(packages, flavors, environments, limits)
+    return Matrix(packages, flavors, environments, limits, placeholders)
 
 
 @lru_cache(maxsize=None)

@@ -1,0 +1,90 @@
+"""python -m env_matrix: the release x flavor table, single look-ups, the ladder, index checks.
+
+    python -m env_matrix table [--flavor F ...] [--all-flavors] [--env py3.11] [--format ...]
+    python -m env_matrix resolve RELEASE FLAVOR [--env py3.11]
+    python -m env_matrix ladder [PATH]
+    python -m env_matrix check-index [--package P ...]
+"""
+import argparse
+import sys
+
+from tabulate import tabulate
+
+from . import ladder as ladder_mod
+from .matrix import OK, MatrixError, load
+
+
+def cmd_table(args, matrix):
+    flavors = list(matrix.flavors) if args.all_flavors else (args.flavor or matrix.default_flavors())
+    for name in flavors:
+        matrix.flavor(name)
+    rows = matrix.table(flavors, args.env)
+    headers = ["release", "first wheel"] + flavors
+    print(tabulate(rows, headers=headers, tablefmt=args.format))
+    if args.env:
+        env = matrix.environment(args.env)
+        print("\nenvironment %s: Python %s, numpy %s" % (env.name, env.python, env.numpy))
+    return 0
+
+
+def cmd_resolve(args, matrix):
+    env = matrix.environment(args.env) if args.env else None
+    res = matrix.resolve(args.release, args.flavor, env.python if env else None,
+                         env.numpy if env else None)
+    print(res.describe())
+    return 0 if res.status == OK else 3
+
+
+def cmd_ladder(args, matrix):
+    head, changed = ladder_mod.ensure(args.path, matrix)
+    state = "written" if changed else "up to date"
+    print("ladder %s: %s (%d releases, head %s)" % (args.path, state, len(matrix.releases()), head))
+    return 0
+
+
+def cmd_check_index(args, matrix):
+    from .index_check import compare_with_index
+    problems = compare_with_index(matrix, args.package or list(matrix.packages))
+    for line in problems:
+        print(line)
+    print("%d difference(s) between env_matrix/packages.toml and the package index"
+          % len(problems))
+    return 1 if problems else 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m env_matrix", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    table = sub.add_parser("table", help="release x flavor -> package==version / no build")
+    table.add_argument("--flavor", action="append", help="flavor column (repeatable)")
+    table.add_argument("--all-flavors", action="store_true", help="every flavor, GPU included")
+    table.add_argument("--env", help="also check each release can run in this environment")
+    table.add_argument("--format", default="simple", help="tabulate format (github, plain...)")
+    table.set_defaults(func=cmd_table)
+
+    resolve = sub.add_parser("resolve", help="what one (release, flavor) installs")
+    resolve.add_argument("release")
+    resolve.add_argument("flavor")
+    resolve.add_argument("--env")
+    resolve.set_defaults(func=cmd_resolve)
+
+    lad = sub.add_parser("ladder", help="create or refresh the release ladder git repo")
+    lad.add_argument("path", nargs="?", default="ladder")
+    lad.set_defaults(func=cmd_ladder)
+
+    check = sub.add_parser("check-index", help="compare packages.toml with the package index")
+    check.add_argument("--package", action="append")
+    check.set_defaults(func=cmd_check_index)
+
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args, load())
+    except MatrixError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Host-side tools for the MXNet asv suite: runs, bisection, coverage, exports, ad-hoc timing."""

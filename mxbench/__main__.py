@@ -1,0 +1,123 @@
+"""python -m mxbench: set up and run the suite over the release ladder.
+
+    python -m mxbench setup                      ladder + asv machine entry
+    python -m mxbench run [RELEASE ...] [-- ASV ARGS]   asv run for those releases (default:
+                                                 the newest release and the one before it)
+    python -m mxbench find RANGE BENCH --flavor F   asv find for one flavor, across gaps
+
+Other tools: python -m env_matrix (release x flavor table), python -m mxbench.coverage,
+python -m mxbench.export, python -m mxbench.adhoc.
+"""
+import argparse
+import os
+import sys
+import tempfile
+
+from tabulate import tabulate
+from env_matrix.ladder import tags
+from env_matrix.matrix import MatrixError, load
+
+from . import asvtools
+
+
+def cmd_setup(args):
+    head, changed = asvtools.ensure_ladder(args.config)
+    print("ladder: %s (head %s)" % ("written" if changed else "up to date", head[:8]))
+    name = asvtools.ensure_machine(args.machine)
+    print("asv machine: %s" % name)
+    return 0
+
+
+def ladder_path(config):
+    conf = asvtools.read_config(config)
+    return os.path.join(os.path.dirname(os.path.abspath(config)), conf["repo"])
+
+
+def print_plan(matrix, releases, flavors, config):
+    """What each (release, flavor) will install, so a missing build is said up front."""
+    conf = asvtools.read_config(config)
+    python, numpy = conf["pythons"][0], conf["matrix"]["req"].get("numpy")
+    rows = [[r] + [matrix.resolve(r, f, python, numpy).describe() for f in flavors]
+            for r in releases]
+    print(tabulate(rows, headers=["release"] + flavors), flush=True)
+
+
+def cmd_run(args, asv_extra):
+    matrix = load()
+    releases = args.releases or matrix.releases()[-2:]
+    for release in releases:
+        matrix.check_release(release)
+    flavors = args.flavor or list(asvtools.environment_names(args.config))
+    print_plan(matrix, releases, flavors, args.config)
+    asvtools.ensure_ladder(args.config)
+    machine = asvtools.ensure_machine(args.machine)
+    by_tag = tags(ladder_path(args.config))
+    # HASHFILE: exactly these commits, whatever their order on the ladder.
+    with tempfile.NamedTemporaryFile("w", suffix=".hashes", delete=False) as fh:
+        fh.write("\n".join(by_tag[r] for r in releases) + "\n")
+        hashfile = fh.name
+    asv_args = ["run", "HASHFILE:%s" % hashfile, "--machine", machine, "--record-samples"]
+    if not args.rerun:
+        asv_args.append("--skip-existing")  # resumable: what is recorded is not redone
+    for flavor in args.flavor or []:
+        asv_args += ["-E", asvtools.environment_for_flavor(flavor, args.config)]
+    if args.bench:
+        asv_args += ["-b", args.bench]
+    if args.quick:
+        asv_args += ["--quick"]
+    asv_args += asv_extra
+    try:
+        return asvtools.run_asv(asv_args, config=args.config)
+    finally:
+        os.unlink(hashfile)
+
+
+def cmd_find(args):
+    extra = ["--invert"] if args.invert else []
+    if args.machine:
+        extra += ["--machine", args.machine]
+    else:
+        extra += ["--machine", asvtools.ensure_machine()]
+    return asvtools.find(args.range, args.benchmark, args.flavor, args.config, extra)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m mxbench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", default=asvtools.DEFAULT_CONFIG,
+                        help="asv config (asv.gpu.conf.json for the GPU flavors)")
+    parser.add_argument("--machine", help="asv machine name (default: from the hardware)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("setup", help="create the ladder and the asv machine entry")
+
+    run = sub.add_parser("run", help="benchmark releases (default: the newest two)")
+    run.add_argument("releases", nargs="*", help="release versions, e.g. 1.8.0.post0 1.9.1")
+    run.add_argument("--flavor", action="append", help="only this flavor (repeatable)")
+    run.add_argument("--bench", "-b", help="asv benchmark regex")
+    run.add_argument("--quick", action="store_true", help="one sample each (smoke run)")
+    run.add_argument("--rerun", action="store_true", help="measure again what is recorded")
+
+    find = sub.add_parser("find", help="bisect a change across the ladder for one flavor")
+    find.add_argument("range", help="e.g. 1.6.0..1.9.1")
+    find.add_argument("benchmark", help="exact benchmark name")
+    find.add_argument("--flavor", default="cpu-mkldnn")
+    find.add_argument("--invert", action="store_true", help="look for an improvement")
+
+    # Anything after `--` goes to asv as it is (e.g. `-- -a rounds=1 --show-stderr`).
+    argv = list(sys.argv[1:] if argv is None else argv)
+    asv_extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    if asv_extra and args.command != "run":
+        parser.error("asv arguments after -- are for `run` only")
+    try:
+        if args.command == "run":
+            return cmd_run(args, asv_extra)
+        return {"setup": cmd_setup, "find": cmd_find}[args.command](args)
+    except MatrixError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

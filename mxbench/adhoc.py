@@ -1,0 +1,749 @@
+"""Ad-hoc operator timing on the installed MXNet, without asv, from the same catalogue.
+
+    python -m mxbench.adhoc --op softmax --shape 32,1000 --dtype float16 --runs 50 --warmup 5
+    python -m mxbench.adhoc --category reduction --dtype float32 --case small --format csv
+    python -m mxbench.adhoc --all --runs 10 --format json -o all.json
+    python -m mxbench.adhoc --op dot --shape 512,512 --shape 512,512 --profile
+
+Library API (each row is a dict; times in seconds):
+
+    from mxbench import adhoc
+    adhoc.benchmark("softmax", inputs=[(32, 1000)], dtype="float16", kwargs={"axis": -1})
+    adhoc.run_operator("dot", cases=["small"])        # the catalogue's cases x dtypes
+    adhoc.run_category("reduction")
+    adhoc.run_all(dtypes=["float32"])
+
+Inputs given as shapes are built like the asv benchmarks build them (the catalogue's fills
+for that position, fixed seed); numpy arrays and NDArrays are used as they are.
+
+Three phases are timed separately, each run ending in a sync (wait_to_read):
+  forward           - the operator call outside autograd (inference), as asv's time_forward
+  backward          - autograd.backward alone, after a recorded forward that is synced
+                      before the clock starts
+  forward_backward  - record + forward + backward, as asv's time_forward_backward
+--profile adds a pass under MXNet's aggregate profiler and reports the operator kernels'
+own time per call (rows named _backward_* are the backward kernels).
+
+A row's status is ok, skipped (the operator is not in this MXNet release, or the catalogue
+excludes it) or error (unknown operator, impossible shape, unsupported dtype, no GPU, ...),
+with a one-line message; one bad row never stops the others. Exit code: 0 when every row
+ran, 1 when some row errored, 2 on a usage error, 130 when interrupted (Ctrl-C keeps and
+writes the rows that finished).
+
+Runs in whatever Python has mxnet: Python 3.7 syntax; tqdm and tabulate are optional.
+"""
+import argparse
+import difflib
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections import OrderedDict, namedtuple
+
+import numpy as np
+
+try:
+    from benchmarks import _harness as H, catalogue as C
+except ImportError:  # run from elsewhere: the catalogue lives beside this package
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks import _harness as H, catalogue as C
+
+from mxbench import export, stats
+
+PHASES = ("forward", "backward", "forward_backward")
+OK, SKIPPED, ERROR = "ok", "skipped", "error"
+CUSTOM_CASE = "custom"
+DEFAULT_RUNS = 20
+DEFAULT_WARMUP = 3
+
+
+class RowProblem(Exception):
+    """Ends one row with a status and a one-line message."""
+
+    def __init__(self, status, message):
+        Exception.__init__(self, message)
+        self.status = status
+        self.message = message
+
+
+class RunResult(list):
+    """The rows of a run; `interrupted` is True when Ctrl-C stopped it early."""
+    interrupted = False
+    planned = 0
+
+
+# One unit of work: `inputs` is a tuple of catalogue Tensors and/or user arrays.
+Job = namedtuple("Job", "name operator case_name inputs dtype kwargs backward problem")
+
+
+# --- names -----------------------------------------------------------------------------------
+def catalogue_names():
+    return list(C.by_name())
+
+
+def excluded():
+    return dict(getattr(C, "EXCLUDED", {}) or {})
+
+
+def mxnet_operator_names():
+    """Public mx.nd functions, namespaced ones as 'linalg.gemm2' (for suggestions)."""
+    if H.mx is None:
+        return []
+    names = [n for n in dir(H.mx.nd) if not n.startswith("_")]
+    for space in ("linalg", "contrib", "random", "image", "sparse"):
+        module = getattr(H.mx.nd, space, None)
+        if module is not None:
+            names += ["%s.%s" % (space, n) for n in dir(module) if not n.startswith("_")]
+    return names
+
+
+def unknown_operator_message(name):
+    known = catalogue_names() + mxnet_operator_names()
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    hint = " (did you mean: %s?)" % ", ".join(close) if close else ""
+    return "unknown operator %r%s" % (name, hint)
+
+
+def category_names():
+    return sorted(set(op.category for op in C.OPERATORS))
+
+
+def operators_in_category(category):
+    ops = [op for op in C.OPERATORS if op.category == category]
+    if not ops:
+        close = difflib.get_close_matches(category, category_names(), n=3, cutoff=0.5)
+        hint = " (did you mean: %s?)" % ", ".join(close) if close else ""
+        raise ValueError("unknown category %r%s; categories: %s"
+                         % (category, hint, ", ".join(category_names())))
+    return ops
+
+
+# --- checks that end a row -------------------------------------------------------------------
+def one_line(exc):
+    """The line of an exception that names the problem (MXNetError carries a traceback)."""
+    lines = [l.strip() for l in str(exc).strip().splitlines() if l.strip()]
+    named = [l for l in lines if l.startswith("MXNetError:")]
+    text = named[-1] if named else (lines[-1] if lines else type(exc).__name__)
+    if not text.startswith(type(exc).__name__):
+        text = "%s: %s" % (type(exc).__name__, text)
+    return text
+
+
+def mxnet_dtypes():
+    table = getattr(getattr(H.mx.nd, "ndarray", None), "_DTYPE_NP_TO_MX", None) or {}
+    names = [np.dtype(k).name for k in table if k is not None]
+    return [n for n in names if n != "void16"] or ["float16", "float32", "float64", "uint8",
+                                                  "int8", "int32", "int64"]
+
+
+def check_dtype(dtype):
+    """The dtype's canonical name, or a RowProblem when MXNet cannot hold it."""
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        name = None
+    supported = mxnet_dtypes()
+    if name not in supported:
+        raise RowProblem(ERROR, "unsupported dtype %r for mxnet %s (supported: %s)"
+                         % (dtype, H.mx.__version__, ", ".join(supported)))
+    return name
+
+
+def resolve_context(device):
+    try:
+        return H.context(device)
+    except NotImplementedError as exc:
+        raise RowProblem(ERROR, "ctx %s: %s" % (device, exc))
+    except ValueError:
+        raise RowProblem(ERROR, "unknown ctx %r (cpu or gpu)" % (device,))
+
+
+def resolve_function(name, operator):
+    try:
+        return H.operator_function(name)
+    except NotImplementedError as exc:
+        if operator is None:  # neither in the catalogue nor in this MXNet
+            raise RowProblem(ERROR, unknown_operator_message(name))
+        raise RowProblem(SKIPPED, str(exc))
+
+
+# --- inputs ----------------------------------------------------------------------------------
+def is_array(item):
+    return isinstance(item, np.ndarray) or (H.mx is not None and isinstance(item, H.mx.nd.NDArray))
+
+
+def custom_inputs(items, base_case):
+    """User inputs: shapes become Tensors with the catalogue's fill for that position."""
+    base = base_case.inputs if base_case is not None else ()
+    converted = []
+    for i, item in enumerate(items):
+        if is_array(item):
+            converted.append(item)
+            continue
+        shape = tuple(int(n) for n in item)
+        converted.append(base[i]._replace(shape=shape) if i < len(base) else C.T(*shape))
+    return tuple(converted)
+
+
+def shapes_label(inputs):
+    return ", ".join("x".join(str(n) for n in item.shape) or "()" for item in inputs)
+
+
+def is_float(dtype):
+    return np.issubdtype(np.dtype(dtype), np.floating)
+
+
+def array_input(item, ctx, want_grad):
+    """A user array, as it is (numpy ones are copied to ctx with their own dtype)."""
+    arr = item if isinstance(item, H.mx.nd.NDArray) else \
+        H.mx.nd.array(item, ctx=ctx, dtype=item.dtype)
+    if want_grad and is_float(arr.dtype):
+        arr.attach_grad()
+        return arr, True
+    return arr, False
+
+
+def make_arrays(inputs, dtype, ctx, want_grad):
+    """(arrays, arrays with gradient buffers) for catalogue Tensors and user arrays alike."""
+    tensors = [t for t in inputs if not is_array(t)]
+    built, built_grads = H.build_inputs(C.case(*tensors), dtype, ctx) if tensors else ([], [])
+    built = iter(built)
+    arrays, grads = [], [] if not want_grad else list(built_grads)
+    for item in inputs:
+        if is_array(item):
+            arr, has_grad = array_input(item, ctx, want_grad)
+            if has_grad:
+                grads.append(arr)
+            arrays.append(arr)
+        else:
+            arrays.append(next(built))
+    H.sync(arrays)
+    return arrays, grads
+
+
+# --- timing ----------------------------------------------------------------------------------
+def heads(out):
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def sync_grads(grads):
+    H.sync([g.grad for g in grads])
+
+
+def timed_runs(step, runs, warmup):
+    """Seconds per run of `step`, which returns its own timing (so setup stays off the clock)."""
+    for _ in range(warmup):
+        step()
+    return [step() for _ in range(runs)]
+
+
+def forward_step(fn, args, kwargs):
+    def step():
+        start = time.perf_counter()
+        H.sync(fn(*args, **kwargs))
+        return time.perf_counter() - start
+    return step
+
+
+def backward_step(fn, args, kwargs, grads):
+    def step():
+        with H.autograd.record():
+            out = fn(*args, **kwargs)
+        H.sync(out)  # the forward is done before the clock starts
+        start = time.perf_counter()
+        H.autograd.backward(heads(out))
+        sync_grads(grads)
+        return time.perf_counter() - start
+    return step
+
+
+def forward_backward_step(fn, args, kwargs, grads):
+    def step():
+        start = time.perf_counter()
+        with H.autograd.record():
+            out = fn(*args, **kwargs)
+        H.autograd.backward(heads(out))
+        sync_grads(grads)
+        return time.perf_counter() - start
+    return step
+
+
+# --- profiler --------------------------------------------------------------------------------
+def profiler_problem():
+    """Why MXNet's aggregate profiler cannot be used here, or None."""
+    profiler = getattr(H.mx, "profiler", None)
+    if profiler is None or not hasattr(profiler, "set_config") or not hasattr(profiler, "dumps"):
+        return ("mxnet %s has no aggregate profiler (mx.profiler.set_config(aggregate_stats="
+                "True) and mx.profiler.dumps() arrived in later 1.x releases; 1.0.x has "
+                "neither): --profile gives no kernel times here" % H.mx.__version__)
+    return None
+
+
+def parse_operator_table(text):
+    """Rows of the 'operator' section of mx.profiler.dumps(): name, count, total_ms, avg_ms."""
+    rows, in_section = [], False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped == "operator":
+            in_section = True
+            continue
+        if not in_section or not stripped or stripped.startswith(("=", "-", "Name")):
+            if in_section and rows and not stripped:
+                break  # a blank line ends the section
+            continue
+        parts = stripped.rsplit(None, 5)
+        if len(parts) == 6:
+            rows.append({"name": parts[0], "count": int(parts[1]), "total_ms": float(parts[2]),
+                         "avg_ms": float(parts[5])})
+    return rows
+
+
+def kernel_phase(row_name, op_names):
+    if row_name.startswith("_backward"):
+        return "backward"
+    return "forward" if row_name in op_names else "other"
+
+
+def profile_kernels(fn, args, kwargs, grads, runs, backward):
+    """Kernel time per call from MXNet's aggregate profiler (seconds), plus its rows."""
+    problem = profiler_problem()
+    if problem:
+        return {"available": False, "message": problem}
+    profiler = H.mx.profiler
+    workdir = tempfile.mkdtemp(prefix="mxbench-profile-")
+    try:
+        profiler.set_config(profile_imperative=True, aggregate_stats=True,
+                            filename=os.path.join(workdir, "profile.json"))
+        profiler.dumps(reset=True)  # drop what earlier rows left
+        profiler.set_state("run")
+        try:
+            for _ in range(runs):
+                H.sync(fn(*args, **kwargs))
+            if backward:
+                for _ in range(runs):
+                    with H.autograd.record():
+                        out = fn(*args, **kwargs)
+                    H.autograd.backward(heads(out))
+                    sync_grads(grads)
+            H.mx.nd.waitall()
+        finally:
+            profiler.set_state("stop")
+        table = profiler.dumps(reset=True)
+    except Exception as exc:  # an older profiler API: say so instead of failing the row
+        return {"available": False, "message": "profiler: %s" % one_line(exc)}
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    op_names = {fn.__name__, getattr(fn, "__name__", "").lstrip("_")}
+    rows = parse_operator_table(table)
+    for row in rows:
+        row["phase"] = kernel_phase(row["name"], op_names)
+    calls = {"forward": runs * (2 if backward else 1), "backward": runs if backward else 0}
+    per_call = {}
+    for phase, count in calls.items():
+        total_ms = sum(r["total_ms"] for r in rows if r["phase"] == phase)
+        per_call[phase] = total_ms / 1000.0 / count if count and total_ms else None
+    return {"available": True, "message": "", "forward_seconds": per_call["forward"],
+            "backward_seconds": per_call["backward"], "rows": rows}
+
+
+# --- one row ---------------------------------------------------------------------------------
+def new_row(job, device, runs, warmup):
+    operator = job.operator
+    row = OrderedDict()
+    row["operator"] = job.name
+    row["category"] = operator.category if operator is not None else ""
+    row["case"] = job.case_name
+    row["inputs"] = shapes_label(job.inputs) if job.inputs else ""
+    row["dtype"] = job.dtype
+    row["ctx"] = device
+    row["kwargs"] = dict(job.kwargs or {})
+    row["runs"] = runs
+    row["warmup"] = warmup
+    row["status"] = OK
+    row["message"] = ""
+    row["mxnet"] = getattr(H.mx, "__version__", None)
+    row["unit"] = "seconds"
+    for phase in PHASES:
+        row[phase] = None
+    row["profile"] = None
+    return row
+
+
+def measure_phases(row, fn, args, kwargs, grads, job, runs, warmup):
+    row["forward"] = stats.summarize_samples(
+        timed_runs(forward_step(fn, args, kwargs), runs, warmup))
+    if not job.backward:
+        return
+    if not grads:
+        row["message"] = "no input takes a gradient: backward not measured"
+        return
+    try:
+        backward = timed_runs(backward_step(fn, args, kwargs, grads), runs, warmup)
+        both = timed_runs(forward_backward_step(fn, args, kwargs, grads), runs, warmup)
+    except H.mx.base.MXNetError as exc:
+        raise RowProblem(ERROR, "backward: %s" % one_line(exc))
+    row["backward"] = stats.summarize_samples(backward)
+    row["forward_backward"] = stats.summarize_samples(both)
+
+
+def measure(job, device="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, profile=False):
+    """Time one job; every problem becomes the row's status and message."""
+    row = new_row(job, device, runs, warmup)
+    try:
+        if job.problem is not None:
+            raise job.problem
+        H.require_mxnet()
+        fn = resolve_function(job.name, job.operator)
+        ctx = resolve_context(device)
+        row["dtype"] = check_dtype(job.dtype)
+        try:
+            args, grads = make_arrays(job.inputs, row["dtype"], ctx, job.backward)
+        except H.mx.base.MXNetError as exc:
+            raise RowProblem(ERROR, "inputs: %s" % one_line(exc))
+        try:
+            H.sync(fn(*args, **job.kwargs))  # shape and argument errors surface here
+        except H.mx.base.MXNetError as exc:
+            raise RowProblem(ERROR, "forward: %s" % one_line(exc))
+        measure_phases(row, fn, args, job.kwargs, grads, job, runs, warmup)
+        if profile:
+            row["profile"] = profile_kernels(fn, args, job.kwargs, grads, runs,
+                                             row["backward"] is not None)
+            if not row["profile"]["available"]:
+                row["message"] = "; ".join(m for m in (row["message"],
+                                                       row["profile"]["message"]) if m)
+    except RowProblem as problem:
+        row["status"], row["message"] = problem.status, problem.message
+    except NotImplementedError as exc:  # require_mxnet: no usable MXNet here
+        row["status"], row["message"] = ERROR, str(exc)
+    except (H.mx.base.MXNetError if H.mx is not None else RuntimeError,
+            TypeError, ValueError) as exc:
+        row["status"], row["message"] = ERROR, one_line(exc)
+    return row
+
+
+# --- planning: which jobs a request means -----------------------------------------------------
+def normalise_kwargs(kwargs):
+    """JSON gives lists where MXNet wants tuples (kernel=(3, 3))."""
+    return dict((k, tuple(v) if isinstance(v, list) else v) for k, v in (kwargs or {}).items())
+
+
+def problem_job(name, operator, problem, dtype=None, case_name=""):
+    return Job(name, operator, case_name, (), dtype or "", {}, False, problem)
+
+
+def operator_jobs(name, inputs=None, cases=None, dtypes=None, kwargs=None, backward=None):
+    """Jobs for one operator: its catalogue cases x dtypes, or the inputs given."""
+    operator = C.by_name().get(name)
+    want_backward = (operator.backward if operator is not None else True) \
+        if backward is None else bool(backward)
+    extra = normalise_kwargs(kwargs)
+    if inputs:
+        return custom_jobs(name, operator, inputs, cases, dtypes, extra, want_backward)
+    if operator is None:
+        if name in excluded():
+            return [problem_job(name, None, RowProblem(SKIPPED, "excluded from the catalogue: "
+                                                       + excluded()[name]))]
+        if H.mx is not None and name in mxnet_operator_names():
+            message = "%s is not in the catalogue: give its inputs (--shape)" % name
+        else:
+            message = unknown_operator_message(name)
+        return [problem_job(name, None, RowProblem(ERROR, message))]
+    jobs = []
+    for case_name in (cases or list(operator.cases)):
+        case = operator.cases.get(case_name)
+        for dtype in (dtypes or operator.dtypes):
+            if case is None:
+                jobs.append(problem_job(name, operator, RowProblem(
+                    ERROR, "no shape class %r for %s (has: %s)"
+                    % (case_name, name, ", ".join(operator.cases))), dtype, case_name))
+                continue
+            merged = dict(operator.kwargs, **case.kwargs)
+            merged.update(extra)
+            jobs.append(Job(name, operator, case_name, case.inputs, dtype, merged,
+                            want_backward, None))
+    return jobs
+
+
+def custom_jobs(name, operator, inputs, cases, dtypes, extra, want_backward):
+    """Jobs for user inputs; fills and operator arguments come from a catalogue case."""
+    base_name = (cases or [None])[0]
+    base_case = None
+    if operator is not None:
+        base_name = base_name or next(iter(operator.cases))
+        base_case = operator.cases.get(base_name)
+        if base_case is None:
+            return [problem_job(name, operator, RowProblem(
+                ERROR, "no shape class %r for %s (has: %s)"
+                % (base_name, name, ", ".join(operator.cases))))]
+    merged = dict(operator.kwargs, **base_case.kwargs) if operator is not None else {}
+    merged.update(extra)
+    items = custom_inputs(inputs, base_case)
+    arrays = [i for i in items if is_array(i)]
+    if dtypes:
+        chosen = list(dtypes)
+    elif arrays:
+        chosen = [np.dtype(arrays[0].dtype).name]  # user arrays keep their own dtype
+    else:
+        chosen = [operator.dtypes[0] if operator is not None else "float32"]
+    return [Job(name, operator, CUSTOM_CASE, items, dtype, merged, want_backward, None)
+            for dtype in chosen]
+
+
+# --- running many ----------------------------------------------------------------------------
+def progress_bar(total):
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    # tqdm's disable=None turns the bar off when stderr is not a terminal.
+    return tqdm(total=total, unit="row", disable=None if total > 1 else True,
+                file=sys.stderr, leave=False)
+
+
+def run_jobs(jobs, ctx="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, profile=False):
+    """Rows for jobs in order; Ctrl-C stops early and keeps the rows that finished."""
+    rows = RunResult()
+    rows.planned = len(jobs)
+    bar = progress_bar(len(jobs))
+    try:
+        for job in jobs:
+            if bar is not None:
+                bar.set_description("%s %s %s" % (job.name, job.case_name, job.dtype))
+            rows.append(measure(job, ctx, runs, warmup, profile))
+            if bar is not None:
+                bar.update(1)
+    except KeyboardInterrupt:
+        rows.interrupted = True
+        stop_profiler()
+        print("mxbench.adhoc: interrupted: keeping %d of %d rows" % (len(rows), len(jobs)),
+              file=sys.stderr)
+    finally:
+        if bar is not None:
+            bar.close()
+    return rows
+
+
+def stop_profiler():
+    try:
+        H.mx.profiler.set_state("stop")
+    except Exception:
+        pass
+
+
+# --- library API ------------------------------------------------------------------------------
+def benchmark(name, inputs=None, dtype=None, ctx="cpu", kwargs=None, runs=DEFAULT_RUNS,
+              warmup=DEFAULT_WARMUP, case=None, backward=None, profile=False):
+    """One row (a dict) for one operator: given inputs, or one catalogue case.
+
+    inputs: shapes (tuples), numpy arrays or NDArrays, one per operator input.
+    case: the catalogue shape class to use (default: the first); with `inputs` it supplies
+    the fills and operator arguments. dtype: default the catalogue's first dtype.
+    """
+    operator = C.by_name().get(name)
+    cases = [case] if case else None
+    if not inputs and operator is not None:
+        cases = cases or [next(iter(operator.cases))]
+    dtypes = [dtype] if dtype else None
+    if not inputs and operator is not None and not dtypes:
+        dtypes = [operator.dtypes[0]]
+    jobs = operator_jobs(name, inputs, cases, dtypes, kwargs, backward)
+    return measure(jobs[0], ctx, runs, warmup, profile)
+
+
+def run_operator(name, cases=None, dtypes=None, ctx="cpu", kwargs=None, runs=DEFAULT_RUNS,
+                 warmup=DEFAULT_WARMUP, inputs=None, backward=None, profile=False):
+    """Rows for one operator: every catalogue case x dtype (or those named)."""
+    jobs = operator_jobs(name, inputs, cases, dtypes, kwargs, backward)
+    return run_jobs(jobs, ctx, runs, warmup, profile)
+
+
+def category_jobs(category, cases=None, dtypes=None, kwargs=None, backward=None):
+    jobs = []
+    for operator in operators_in_category(category):
+        chosen = [c for c in operator.cases if c in cases] if cases else None
+        if cases and not chosen:
+            continue  # this operator has none of the shape classes asked for
+        jobs += operator_jobs(operator.name, None, chosen, dtypes, kwargs, backward)
+    return jobs
+
+
+def run_category(category, cases=None, dtypes=None, ctx="cpu", kwargs=None,
+                 runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, backward=None, profile=False):
+    """Rows for every catalogue operator of a category (ValueError for an unknown one)."""
+    jobs = category_jobs(category, cases, dtypes, kwargs, backward)
+    return run_jobs(jobs, ctx, runs, warmup, profile)
+
+
+def run_all(cases=None, dtypes=None, ctx="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP,
+            backward=None, profile=False):
+    """Rows for the whole catalogue."""
+    jobs = []
+    for category in category_names():
+        jobs += category_jobs(category, cases, dtypes, None, backward)
+    return run_jobs(jobs, ctx, runs, warmup, profile)
+
+
+# --- output ----------------------------------------------------------------------------------
+TABLE_COLUMNS = ("operator", "category", "case", "inputs", "dtype", "ctx", "kwargs", "phase",
+                 "status", "unit", "sample_count", "mean", "median", "min", "max", "p50",
+                 "p90", "p99", "q25", "q75", "iqr", "kernel", "mxnet", "message")
+MARKDOWN_COLUMNS = ("operator", "case", "inputs", "dtype", "ctx", "phase", "status",
+                    "sample_count", "p50", "mean", "min", "p90", "p99", "max", "iqr", "kernel",
+                    "message")
+
+
+def kernel_seconds(row, phase):
+    profile = row.get("profile") or {}
+    if not profile.get("available"):
+        return None
+    forward, backward = profile.get("forward_seconds"), profile.get("backward_seconds")
+    if phase == "forward":
+        return forward
+    if phase == "backward":
+        return backward
+    return forward + backward if forward is not None and backward is not None else None
+
+
+def flat_rows(rows):
+    """One table line per measured phase (one line for a row that measured nothing)."""
+    lines = []
+    for row in rows:
+        base = dict((k, v) for k, v in row.items() if k not in PHASES + ("profile",))
+        base["kwargs"] = json.dumps(row["kwargs"], sort_keys=True, default=str)
+        phases = [p for p in PHASES if row.get(p)]
+        if not phases:
+            lines.append(dict(base, phase=""))
+        for phase in phases:
+            line = dict(base, phase=phase, kernel=kernel_seconds(row, phase))
+            line.update(row[phase])
+            lines.append(line)
+    return lines
+
+
+def render(rows, fmt):
+    if fmt == "json":
+        return export.render_json(rows)
+    if fmt == "csv":
+        return export.render_csv(flat_rows(rows), TABLE_COLUMNS)
+    if fmt == "markdown":
+        return export.render_markdown(flat_rows(rows), MARKDOWN_COLUMNS)
+    raise ValueError("unknown format %r" % (fmt,))
+
+
+def summary_line(rows):
+    counts = dict((s, sum(1 for r in rows if r["status"] == s)) for s in (OK, SKIPPED, ERROR))
+    text = "%d rows: %d ok, %d skipped, %d error" % (len(rows), counts[OK], counts[SKIPPED],
+                                                     counts[ERROR])
+    if getattr(rows, "interrupted", False):
+        text += " - interrupted after %d of %d planned rows" % (len(rows), rows.planned)
+    elif counts[ERROR]:
+        text += " - some rows errored (see their message)"
+    return text
+
+
+def exit_code(rows):
+    if getattr(rows, "interrupted", False):
+        return 130
+    return 1 if any(r["status"] == ERROR for r in rows) else 0
+
+
+# --- command line -----------------------------------------------------------------------------
+def parse_shape(text):
+    parts = [p for p in re.split(r"[,x\s]+", text.strip()) if p]
+    try:
+        return tuple(int(p) for p in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a shape is integers separated by commas: %r" % text)
+
+
+def parse_kwargs(text):
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError("--kwargs is not JSON: %s" % exc)
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("--kwargs must be a JSON object")
+    return value
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="python -m mxbench.adhoc", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--op", action="append", metavar="NAME",
+                      help="operator (mx.nd name, e.g. softmax, linalg.gemm2); repeatable")
+    what.add_argument("--category", action="append", metavar="NAME",
+                      help="every catalogue operator of a category; repeatable")
+    what.add_argument("--all", action="store_true", help="the whole catalogue")
+    what.add_argument("--list", action="store_true", help="list catalogue operators and exit")
+    parser.add_argument("--shape", action="append", type=parse_shape, metavar="D0,D1,...",
+                        help="an input shape (repeat for each input; --op only)")
+    parser.add_argument("--case", action="append", metavar="CLASS",
+                        help="catalogue shape class (small, medium, ...); repeatable")
+    parser.add_argument("--dtype", action="append", metavar="DTYPE",
+                        help="dtype (default: the catalogue's dtypes); repeatable")
+    parser.add_argument("--ctx", default="cpu", help="cpu or gpu (default cpu)")
+    parser.add_argument("--kwargs", type=parse_kwargs, metavar="JSON",
+                        help="operator keyword arguments, e.g. '{\"axis\": -1}'")
+    parser.add_argument("--runs", type=int, default=DEFAULT_RUNS)
+    parser.add_argument("--warmup", type=int, default=DEFAULT_WARMUP)
+    parser.add_argument("--no-backward", action="store_true", help="time the forward only")
+    parser.add_argument("--profile", action="store_true",
+                        help="add kernel times from MXNet's aggregate profiler")
+    parser.add_argument("--format", choices=export.FORMATS, default="markdown")
+    parser.add_argument("-o", "--output", help="file to write (default: stdout)")
+    return parser
+
+
+def list_catalogue():
+    lines = ["%-24s %-22s %s" % ("operator", "category", "shape classes")]
+    for op in C.OPERATORS:
+        lines.append("%-24s %-22s %s" % (op.name, op.category, ", ".join(op.cases)))
+    for name, reason in sorted(excluded().items()):
+        lines.append("%-24s %-22s %s" % (name, "(excluded)", reason))
+    return "\n".join(lines) + "\n"
+
+
+def plan_from_args(args):
+    backward = False if args.no_backward else None
+    if args.op:
+        jobs = []
+        for name in args.op:
+            jobs += operator_jobs(name, args.shape, args.case, args.dtype, args.kwargs, backward)
+        return jobs
+    categories = args.category or category_names()
+    jobs = []
+    for category in categories:
+        jobs += category_jobs(category, args.case, args.dtype, args.kwargs, backward)
+    return jobs
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.list:
+        sys.stdout.write(list_catalogue())
+        return 0
+    if args.shape and not args.op:
+        parser.error("--shape goes with --op")
+    if args.runs < 1 or args.warmup < 0:
+        parser.error("--runs must be >= 1 and --warmup >= 0")
+    try:
+        H.require_mxnet()
+        jobs = plan_from_args(args)
+    except (NotImplementedError, RuntimeError, ValueError) as exc:
+        print("mxbench.adhoc: error: %s" % exc, file=sys.stderr)
+        return 2
+    rows = run_jobs(jobs, args.ctx, args.runs, args.warmup, args.profile)
+    if args.profile and profiler_problem():
+        print("mxbench.adhoc: " + profiler_problem(), file=sys.stderr)
+    export.write_output(render(rows, args.format), args.output)
+    print("mxbench.adhoc: " + summary_line(rows), file=sys.stderr)
+    return exit_code(rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

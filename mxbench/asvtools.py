@@ -1,0 +1,119 @@
+"""Running asv on this suite: machine naming, the ladder, environments per flavor, runs, find.
+
+Thin wrappers around the real asv command line; they add what asv lacks for a release
+ladder (a stable machine name, a flavor -> environment mapping, bisection across releases
+that have no build) and nothing else.
+"""
+import os
+import platform
+import re
+import subprocess
+import sys
+
+from env_matrix import ladder
+from env_matrix.matrix import MatrixError, load
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_CONFIG = os.path.join(ROOT, "asv.conf.json")
+GPU_CONFIG = os.path.join(ROOT, "asv.gpu.conf.json")
+
+
+def asv_executable():
+    """asv from the same environment as this interpreter (the tool venv)."""
+    candidate = os.path.join(os.path.dirname(sys.executable), "asv")
+    return candidate if os.path.exists(candidate) else "asv"
+
+
+def read_config(path=DEFAULT_CONFIG):
+    """asv.conf.json as asv reads it (asv accepts // comments and trailing commas)."""
+    from asv.util import load_json
+    return load_json(path, js_comments=True)
+
+
+# --- the machine -------------------------------------------------------------------------------
+def machine_name():
+    """A stable name for this kind of machine: CPU model, CPU count and memory.
+
+    asv defaults to the host name, which differs on every cloud VM; results from identical
+    machines should land in one history, and different hardware in different ones.
+    """
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            found = re.search(r"^model name\s*:\s*(.+)$", fh.read(), re.M)
+        if found:
+            model = found.group(1)
+    except OSError:
+        pass
+    slug = re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
+    slug = re.sub(r"-?(\(r\)|\(tm\)|cpu|processor)", "", slug).strip("-") or "cpu"
+    try:
+        ram_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
+    except (ValueError, OSError):
+        ram_gb = 0
+    return "%s-%dcpu-%dgb" % (slug, os.cpu_count() or 1, ram_gb)
+
+
+def ensure_machine(name=None):
+    """Record this machine in ~/.asv-machine.json without questions; returns its name.
+
+    `asv machine --machine NAME --yes` stores only the fields that differ from its defaults
+    (so no cpu/ram/os at all); asv's own API stores the full description it detects.
+    """
+    from asv.machine import Machine, MachineCollection
+    name = name or machine_name()
+    info = Machine.get_defaults()
+    info["machine"] = name
+    MachineCollection.save(name, info)
+    return name
+
+
+def ensure_ladder(config=DEFAULT_CONFIG):
+    path = os.path.join(os.path.dirname(os.path.abspath(config)), read_config(config)["repo"])
+    return ladder.ensure(path)
+
+
+# --- environments ------------------------------------------------------------------------------
+def environment_names(config=DEFAULT_CONFIG):
+    """{flavor: asv environment name} for the environments of `config`'s matrix."""
+    from asv.config import Config
+    from asv.environment import get_environments
+    conf = Config.load(config)
+    names = {}
+    for env in get_environments(conf, None, verbose=False):
+        flavor = env._env_vars.get("MXNET_FLAVOR") if hasattr(env, "_env_vars") else None
+        flavor = flavor or dict(env.env_vars).get("MXNET_FLAVOR")
+        names[flavor] = env.name
+    return names
+
+
+def environment_for_flavor(flavor, config=DEFAULT_CONFIG):
+    load().flavor(flavor)  # unknown flavor: a MatrixError that names the known ones
+    names = environment_names(config)
+    if flavor not in names:
+        raise MatrixError("flavor %s is not in the matrix of %s (it has: %s)%s"
+                          % (flavor, os.path.basename(config), ", ".join(sorted(names)),
+                             "; GPU flavors are in asv.gpu.conf.json"
+                             if flavor.startswith("gpu") else ""))
+    return names[flavor]
+
+
+def run_asv(args, config=DEFAULT_CONFIG, env=None):
+    cmd = [asv_executable(), "--config", config] + list(args)
+    print("$ " + " ".join(cmd), flush=True)
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.call(cmd, cwd=ROOT, env=full_env)
+
+
+def find(range_spec, benchmark, flavor, config=DEFAULT_CONFIG, extra=()):
+    """`asv find` for one flavor, stepping over releases that flavor has no build for.
+
+    asv find bisects in the first environment only, so the flavor picks it with -E. A
+    release without a build makes every benchmark skip (NaN), and asv find would compare
+    against NaN; MXBENCH_NO_BUILD=fail turns those into failures, which asv find steps past.
+    """
+    env_name = environment_for_flavor(flavor, config)
+    return run_asv(["find", "-E", env_name] + list(extra) + [range_spec, benchmark],
+                   config=config, env={"MXBENCH_NO_BUILD": "fail"})
+

@@ -1,0 +1,288 @@
+"""Export asv results (any results directory) to JSON, CSV or Markdown.
+
+One row per benchmark x parameter combination x environment x commit (and machine):
+
+    python -m mxbench.export results --format csv -o results.csv --repo ladder
+    python -m mxbench.export results --format markdown --benchmark 'relu' --env mkldnn
+
+Rows whose samples were recorded (`asv run --record-samples`) carry the full statistics
+(stats_source = "samples"). Without samples asv keeps only its summary: the median
+(`result`), q_25/q_75, the sample count and the calls per sample; such rows say
+stats_source = "asv-summary" and leave mean/min/max/p90/p99 empty. track_ benchmarks
+store one value and nothing else ("value-only"). Skipped (n/a) and failed parameter
+combinations are rows too, with status "skipped" / "failed" and no numbers.
+
+The renderers at the bottom (render_json/csv/markdown) are shared with mxbench.adhoc, so
+this module imports asv lazily and keeps Python 3.7 syntax.
+"""
+import argparse
+import ast
+import csv
+import io
+import itertools
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+from mxbench import stats
+
+COLUMNS = ("machine", "commit", "tag", "env", "benchmark", "params", "unit", "status",
+           "stats_source", "result", "number") + stats.FIELDS
+# Markdown is for reading: values carry their unit, and duplicates (median = p50) go.
+MARKDOWN_COLUMNS = ("machine", "commit", "tag", "env", "benchmark", "params", "status",
+                    "stats_source", "sample_count", "result", "mean", "min", "p50", "p90",
+                    "p99", "max", "iqr")
+VALUE_COLUMNS = ("result", "mean", "median", "min", "max", "p50", "p90", "p99", "q25",
+                 "q75", "iqr")
+FORMATS = ("json", "csv", "markdown")
+
+
+# --- reading asv's files -----------------------------------------------------------------
+def load_benchmark_info(results_dir):
+    """benchmarks.json beside the machine folders ({} when absent): units and param names."""
+    from asv import util
+    from asv.benchmarks import Benchmarks
+    path = os.path.join(str(results_dir), "benchmarks.json")
+    if not os.path.isfile(path):
+        return {}
+    data = util.load_json(path, api_version=Benchmarks.api_version)
+    return dict((name, info) for name, info in data.items() if isinstance(info, dict))
+
+
+def release_tags(repo):
+    """{full commit hash: 'tag[,tag]'} for a git repository (annotated tags peeled)."""
+    out = subprocess.run(
+        ["git", "-C", str(repo), "for-each-ref", "refs/tags",
+         "--format=%(objectname) %(*objectname) %(refname:short)"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    if out.returncode != 0:
+        raise ValueError("not a git repository: %s (%s)" % (repo, out.stderr.strip()))
+    tags = {}
+    for line in out.stdout.splitlines():
+        parts = line.split()
+        commit, name = parts[-2], parts[-1]  # the peeled commit when the tag is annotated
+        tags.setdefault(commit, []).append(name)
+    return dict((commit, ",".join(sorted(names))) for commit, names in tags.items())
+
+
+def param_value(text):
+    """asv stores parameter values as repr strings: "'small'" -> small."""
+    try:
+        return str(ast.literal_eval(text))
+    except (ValueError, SyntaxError):
+        return text
+
+
+def param_label(names, combo):
+    values = [param_value(v) for v in combo]
+    if names and len(names) == len(values):
+        return ", ".join("%s=%s" % pair for pair in zip(names, values))
+    return ", ".join(values)
+
+
+def status_of(value):
+    """asv: None = failed (exception, timeout); NaN = skipped (n/a)."""
+    if value is None:
+        return "failed"
+    if isinstance(value, float) and math.isnan(value):
+        return "skipped"
+    return "ok"
+
+
+def measurement(value, stats_dict, samples):
+    """(stats_source, summary) for one parameter combination."""
+    if status_of(value) != "ok":
+        return "", stats.empty_summary()
+    if samples:
+        return stats.SOURCE_SAMPLES, stats.summarize_samples(samples)
+    if stats_dict:
+        return stats.SOURCE_ASV_SUMMARY, stats.summarize_asv_stats(value, stats_dict)
+    return stats.SOURCE_VALUE_ONLY, stats.empty_summary()
+
+
+def result_rows(results, info, tags):
+    """Rows for one asv Results object (one machine x commit x environment)."""
+    rows = []
+    for name in sorted(results.get_all_result_keys()):
+        params = results.get_result_params(name)
+        combos = list(itertools.product(*params))
+        columns = (results.get_result_value(name, params),
+                   results.get_result_stats(name, params),
+                   results.get_result_samples(name, params))
+        bench = info.get(name, {})
+        for combo, value, stats_dict, samples in zip(combos, *columns):
+            source, summary = measurement(value, stats_dict, samples)
+            row = {
+                "machine": results.params.get("machine"),
+                "commit": results.commit_hash,
+                "tag": tags.get(results.commit_hash, ""),
+                "env": results.env_name,
+                "benchmark": name,
+                "params": param_label(bench.get("param_names"), combo),
+                "unit": bench.get("unit", ""),
+                "status": status_of(value),
+                "stats_source": source,
+                "result": value if source else None,
+                "number": (stats_dict or {}).get("number") if source else None,
+            }
+            row.update(summary)
+            rows.append(row)
+    return rows
+
+
+def _matches(regex, *texts):
+    return regex is None or any(re.search(regex, t) for t in texts)
+
+
+def collect_rows(results_dir, benchmark=None, env=None, repo=None, ok_only=False):
+    """Every row of a results directory (or of one machine's folder in it)."""
+    from asv.results import iter_results
+    results_dir = str(results_dir)
+    if not os.path.isdir(results_dir):
+        raise ValueError("no results directory at %s" % results_dir)
+    info = load_benchmark_info(results_dir)
+    if not info:  # given a machine folder: benchmarks.json sits one level up
+        info = load_benchmark_info(os.path.dirname(os.path.abspath(results_dir)))
+    tags = release_tags(repo) if repo else {}
+    ordered = sorted(iter_results(results_dir),
+                     key=lambda r: (r.params.get("machine", ""), r.date or 0,
+                                    r.commit_hash, r.env_name))
+    rows = []
+    for results in ordered:
+        if not _matches(env, results.env_name):
+            continue
+        for row in result_rows(results, info, tags):
+            label = "%s(%s)" % (row["benchmark"], row["params"])
+            if _matches(benchmark, row["benchmark"], label):
+                if row["status"] == "ok" or not ok_only:
+                    rows.append(row)
+    return rows
+
+
+# --- rendering (shared with mxbench.adhoc) -------------------------------------------------
+def _json_safe(value):
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    if isinstance(value, dict):
+        return dict((k, _json_safe(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def render_json(rows):
+    return json.dumps(_json_safe(list(rows)), indent=1, allow_nan=False) + "\n"
+
+
+def render_csv(rows, columns):
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(columns), extrasaction="ignore",
+                            lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(dict((k, "" if row.get(k) is None else row.get(k)) for k in columns))
+    return buf.getvalue()
+
+
+SECONDS_SCALE = ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"))
+BYTES_SCALE = ((2 ** 30, "GiB"), (2 ** 20, "MiB"), (2 ** 10, "KiB"), (1, "B"))
+
+
+def human_value(value, unit):
+    """A number with its unit scaled for reading: 5.18e-05 seconds -> '51.8us'."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, float) and math.isnan(value):
+        return "n/a"
+    scale = {"seconds": SECONDS_SCALE, "bytes": BYTES_SCALE}.get(unit)
+    if not scale:
+        return "%.4g" % value
+    for factor, name in scale:
+        if abs(value) >= factor:
+            return "%.3g%s" % (value / factor, name)
+    factor, name = scale[-1]
+    return "%.3g%s" % (value / factor, name)
+
+
+def render_markdown(rows, columns, unit_of=lambda row: row.get("unit")):
+    """A GitHub Markdown table; value columns are shown with their unit."""
+    from tabulate import tabulate
+    table = []
+    for row in rows:
+        cells = []
+        for col in columns:
+            value = row.get(col)
+            if col in VALUE_COLUMNS:
+                value = human_value(value, unit_of(row))
+            elif col == "commit" and value:
+                value = value[:8]
+            cells.append("" if value is None else value)
+        table.append(cells)
+    return tabulate(table, headers=list(columns), tablefmt="github",
+                    disable_numparse=True) + "\n"
+
+
+def render(rows, fmt, columns=COLUMNS, markdown_columns=MARKDOWN_COLUMNS):
+    if fmt == "json":
+        return render_json(rows)
+    if fmt == "csv":
+        return render_csv(rows, columns)
+    if fmt == "markdown":
+        return render_markdown(rows, markdown_columns)
+    raise ValueError("unknown format %r (one of %s)" % (fmt, ", ".join(FORMATS)))
+
+
+def write_output(text, path):
+    if path in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        with open(path, "w") as fh:
+            fh.write(text)
+
+
+# --- command line ---------------------------------------------------------------------------
+def summary_line(rows):
+    def count(key, value):
+        return sum(1 for r in rows if r[key] == value)
+    return ("exported %d rows: %d ok (%d from samples, %d asv-summary only, %d value-only), "
+            "%d skipped, %d failed" % (
+                len(rows), count("status", "ok"), count("stats_source", stats.SOURCE_SAMPLES),
+                count("stats_source", stats.SOURCE_ASV_SUMMARY),
+                count("stats_source", stats.SOURCE_VALUE_ONLY),
+                count("status", "skipped"), count("status", "failed")))
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="python -m mxbench.export", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results_dir", help="asv results directory (or one machine's folder)")
+    parser.add_argument("--format", choices=FORMATS, default="markdown")
+    parser.add_argument("-o", "--output", help="file to write (default: stdout)")
+    parser.add_argument("--benchmark", metavar="REGEX",
+                        help="keep benchmarks whose name or name(params) matches")
+    parser.add_argument("--env", metavar="REGEX", help="keep environments whose name matches")
+    parser.add_argument("--repo", metavar="GIT_REPO",
+                        help="the ladder repository, to name each commit's release tag")
+    parser.add_argument("--ok-only", action="store_true",
+                        help="leave out skipped and failed parameter combinations")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        rows = collect_rows(args.results_dir, benchmark=args.benchmark, env=args.env,
+                            repo=args.repo, ok_only=args.ok_only)
+    except ValueError as exc:
+        print("mxbench.export: error: %s" % exc, file=sys.stderr)
+        return 2
+    write_output(render(rows, args.format), args.output)
+    print("mxbench.export: " + summary_line(rows), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

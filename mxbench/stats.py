@@ -1,0 +1,77 @@
+"""Summary statistics of timing samples, and what can be said from asv's own summary.
+
+Percentiles use numpy's default linear interpolation, which is the definition asv itself
+uses (asv_runner.statistics.quantile): p50 of recorded samples equals asv's `result`, and
+q25/q75 equal asv's stored stats_q_25/stats_q_75 (which asv truncates to a few digits).
+
+Imported by the ad-hoc runner too, which runs in whatever Python has mxnet: numpy only,
+Python 3.7 syntax.
+"""
+import math
+
+import numpy as np
+
+# Row fields, in the order reports show them.
+FIELDS = ("sample_count", "mean", "median", "min", "max", "p50", "p90", "p99",
+          "q25", "q75", "iqr")
+PERCENTILES = {"p50": 50, "p90": 90, "p99": 99, "q25": 25, "q75": 75}
+
+SOURCE_SAMPLES = "samples"
+SOURCE_ASV_SUMMARY = "asv-summary"
+SOURCE_VALUE_ONLY = "value-only"
+
+
+def empty_summary():
+    """Every field present and unknown (None): a summary never invents a number."""
+    return dict((name, None) for name in FIELDS)
+
+
+def is_missing(value):
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def summarize_samples(samples):
+    """All FIELDS from raw samples (a sequence of numbers); None fields when there are none."""
+    values = np.asarray([s for s in samples if not is_missing(s)], dtype=float)
+    summary = empty_summary()
+    summary["sample_count"] = int(values.size)
+    if values.size == 0:
+        return summary
+    points = np.percentile(values, [PERCENTILES[k] for k in sorted(PERCENTILES)])
+    summary.update(zip(sorted(PERCENTILES), (float(p) for p in points)))
+    summary["mean"] = float(np.mean(values))
+    summary["median"] = float(np.median(values))
+    summary["min"] = float(np.min(values))
+    summary["max"] = float(np.max(values))
+    summary["iqr"] = summary["q75"] - summary["q25"]
+    return summary
+
+
+def summarize_asv_stats(result, stats):
+    """The FIELDS that asv's stored summary supports when no samples were recorded.
+
+    asv keeps `result` (the median of the samples for time_ benchmarks) and, per parameter
+    combination, q_25, q_75, repeat (how many samples) and number (calls averaged into each
+    sample). Mean, min, max, p90 and p99 are not recoverable from that: they stay None.
+    """
+    summary = empty_summary()
+    stats = stats or {}
+    if not is_missing(result):
+        summary["median"] = summary["p50"] = float(result)
+    q25, q75 = stats.get("q_25"), stats.get("q_75")
+    if not is_missing(q25) and not is_missing(q75):
+        summary["q25"], summary["q75"] = float(q25), float(q75)
+        summary["iqr"] = float(q75) - float(q25)
+    if stats.get("repeat") is not None:
+        summary["sample_count"] = int(stats["repeat"])
+    return summary
+
+
+def is_ordered(summary):
+    """min <= q25 <= p50 <= q75, p50 <= p90 <= p99 <= max, over the fields that are known."""
+    chains = (("min", "q25", "p50", "q75", "max"), ("min", "p50", "p90", "p99", "max"))
+    for chain in chains:
+        known = [summary[k] for k in chain if summary.get(k) is not None]
+        if any(a > b for a, b in zip(known, known[1:])):
+            return False
+    return True

@@ -1,0 +1,73 @@
+"""Shared fixtures. `asv_e2e` runs the real asv, with real MXNet wheels, once per session."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from env_matrix import ladder  # noqa: E402
+from mxbench import asvtools  # noqa: E402
+
+# Two ladder commits, the same small benchmark subset, quick-but-real settings.
+E2E_RELEASES = ("1.8.0.post0", "1.9.1")
+E2E_BENCH = r"^bench_operators\.(dot|softmax)\.time_forward\(|^bench_overhead\.Dispatch\."
+E2E_ATTRS = ["-a", "rounds=1", "-a", "repeat=5", "-a", "warmup_time=0.02"]
+E2E_MACHINE = "mxbench-e2e-test"
+
+
+class AsvProject(object):
+    """A copy of the suite's asv config pointing at temporary ladder/env/results dirs."""
+
+    def __init__(self, base):
+        self.base = Path(base)
+        self.ladder = self.base / "ladder"
+        self.results_dir = self.base / "results"
+        self.html_dir = self.base / "html"
+        self.machine = E2E_MACHINE
+        conf = asvtools.read_config(str(ROOT / "asv.conf.json"))
+        conf.update(repo=str(self.ladder), results_dir=str(self.results_dir),
+                    html_dir=str(self.html_dir), env_dir=str(self.base / "env"),
+                    benchmark_dir=str(ROOT / "benchmarks"))
+        for key in ("install_command", "uninstall_command"):
+            conf[key] = [c.replace("{conf_dir}", str(ROOT)) for c in conf[key]]
+        self.conf_path = self.base / "asv.conf.json"
+        self.conf_path.write_text(json.dumps(conf, indent=1))
+        ladder.ensure(str(self.ladder))
+        self.tags = ladder.tags(str(self.ladder))
+        asvtools.ensure_machine(self.machine)
+
+    def run(self, *args, env=None):
+        full_env = dict(os.environ, **(env or {}))
+        return subprocess.run([asvtools.asv_executable(), "--config", str(self.conf_path)]
+                              + list(args), cwd=str(self.base), env=full_env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True, timeout=1800)
+
+    def mxbench(self, *args, env=None):
+        """python -m mxbench with this project's config and machine."""
+        full_env = dict(os.environ, **(env or {}))
+        return subprocess.run([sys.executable, "-m", "mxbench", "--config", str(self.conf_path),
+                               "--machine", self.machine] + list(args), cwd=str(ROOT),
+                              env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True, timeout=1800)
+
+    def env_name(self, flavor):
+        return asvtools.environment_for_flavor(flavor, str(self.conf_path))
+
+    def result_file(self, release, flavor):
+        return (self.results_dir / self.machine
+                / ("%s-%s.json" % (self.tags[release][:8], self.env_name(flavor))))
+
+
+@pytest.fixture(scope="session")
+def asv_e2e(tmp_path_factory):
+    project = AsvProject(tmp_path_factory.mktemp("asv-e2e"))
+    proc = project.mxbench("run", *E2E_RELEASES, "--bench", E2E_BENCH, "--", *E2E_ATTRS)
+    project.first_run = proc
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    return project

@@ -1,0 +1,106 @@
+"""End to end with the real asv and real MXNet wheels on two ladder commits.
+
+The session fixture `asv_e2e` (conftest.py) has already run
+`asv run HASHFILE:{1.8.0.post0, 1.9.1}` for both CPU flavors; cpu-openblas has a build for
+1.8.0.post0 (mxnet-native) and none for 1.9.1.
+"""
+import json
+import math
+
+from tests.conftest import E2E_RELEASES
+
+
+def load_results(path):
+    with open(str(path)) as fh:
+        return json.load(fh)
+
+
+def values(result_file, benchmark):
+    data = load_results(result_file)
+    columns = data["result_columns"]
+    return data["results"][benchmark][columns.index("result")]
+
+
+def test_results_exist_for_both_commits_and_both_flavors(asv_e2e):
+    for release in E2E_RELEASES:
+        for flavor in ("cpu-mkldnn", "cpu-openblas"):
+            assert asv_e2e.result_file(release, flavor).exists(), (release, flavor)
+    machine = load_results(asv_e2e.results_dir / asv_e2e.machine / "machine.json")
+    assert machine["machine"] == asv_e2e.machine and machine["cpu"] and machine["ram"]
+
+
+def test_real_numbers_where_there_is_a_build(asv_e2e):
+    for release in E2E_RELEASES:
+        cpu = values(asv_e2e.result_file(release, "cpu-mkldnn"),
+                     "bench_operators.dot.time_forward")
+        # params: shape x dtype x device; the cpu points are measured, the gpu ones skip.
+        measured = [v for v in cpu if v is not None and not math.isnan(v)]
+        assert len(measured) == len(cpu) // 2 and all(0 < v < 10 for v in measured)
+    data = load_results(asv_e2e.result_file("1.9.1", "cpu-mkldnn"))
+    samples = data["results"]["bench_operators.dot.time_forward"][
+        data["result_columns"].index("samples")]
+    assert any(s and len(s) >= 2 for s in samples)  # --record-samples reached the file
+
+
+def test_missing_build_is_a_skip_with_its_reason(asv_e2e):
+    result = values(asv_e2e.result_file("1.9.1", "cpu-openblas"),
+                    "bench_operators.dot.time_forward")
+    assert result and all(v is not None and math.isnan(v) for v in result)  # n/a, not failed
+    # the run says so before it starts, per release and flavor
+    plan = asv_e2e.first_run.stdout.split("$ ")[0]
+    assert "no build: mxnet-native has no 1.9.1 wheel" in plan
+    # and the same flavor one release earlier did run
+    older = values(asv_e2e.result_file("1.8.0.post0", "cpu-openblas"),
+                   "bench_operators.dot.time_forward")
+    assert any(v is not None and not math.isnan(v) for v in older)
+
+
+def test_compare_prints_both_columns(asv_e2e):
+    proc = asv_e2e.run("compare", "1.8.0.post0", "1.9.1", "--machine", asv_e2e.machine,
+                       "-E", asv_e2e.env_name("cpu-mkldnn"))
+    assert proc.returncode == 0, proc.stdout
+    assert "Traceback" not in proc.stdout
+    rows = [line for line in proc.stdout.splitlines() if "bench_operators.dot.time_forward" in line]
+    assert rows
+    # before and after columns both carry a time, e.g. "  1.23±0.1ms  1.20±0.01ms  0.98  ..."
+    assert any(line.count("s ") >= 2 or line.count("μs") + line.count("ms") >= 2 for line in rows)
+
+
+def test_compare_with_the_no_build_flavor_does_not_crash(asv_e2e):
+    proc = asv_e2e.run("compare", "1.8.0.post0", "1.9.1", "--machine", asv_e2e.machine,
+                       "-E", asv_e2e.env_name("cpu-openblas"))
+    assert proc.returncode == 0 and "Traceback" not in proc.stdout
+    assert "n/a" in proc.stdout
+
+
+def test_find_completes_on_the_ladder(asv_e2e):
+    # 1.8.0..1.9.1 = 1.8.0.post0, 1.9.0, 1.9.1: installs 1.9.0 on the way.
+    proc = asv_e2e.run("find", "-E", asv_e2e.env_name("cpu-mkldnn"), "--machine",
+                       asv_e2e.machine, "1.8.0..1.9.1", "bench_overhead.Dispatch.time_add_1_element")
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "Greatest regression found" in proc.stdout and "Traceback" not in proc.stdout
+
+
+def test_find_across_releases_without_a_build(asv_e2e):
+    """cpu-openblas over 1.6.0..1.8.0.post0: of 7 releases only 1.7.0 and 1.8.0.post0 have
+    builds; `mxbench find` makes the others failures, which asv find steps over."""
+    proc = asv_e2e.mxbench("find", "1.6.0..1.8.0.post0",
+                           "bench_overhead.Dispatch.time_add_1_element", "--flavor", "cpu-openblas")
+    assert "Traceback" not in proc.stdout
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "Greatest regression found" in proc.stdout
+    assert asv_e2e.env_name("cpu-openblas") in proc.stdout
+
+
+def test_plain_asv_find_over_a_gap_does_not_crash(asv_e2e):
+    proc = asv_e2e.run("find", "-E", asv_e2e.env_name("cpu-openblas"), "--machine",
+                       asv_e2e.machine, "1.8.0..1.9.1", "bench_overhead.Dispatch.time_add_1_element")
+    assert proc.returncode == 0 and "Traceback" not in proc.stdout, proc.stdout[-3000:]
+
+
+def test_unknown_flavor_and_release_are_clear_errors(asv_e2e):
+    proc = asv_e2e.mxbench("find", "1.6.0..1.9.1", "bench_overhead.Dispatch.time_add_1_element",
+                           "--flavor", "cpu-fast")
+    assert proc.returncode == 2 and "unknown flavor 'cpu-fast'" in proc.stdout
+    proc = asv_e2e.mxbench("run", "1.9.7")
+    assert proc.returncode == 2 and "unknown MXNet release '1.9.7'" in proc.stdout

@@ -1,0 +1,128 @@
+"""The environment matrix data is consistent, and its commands give clear answers."""
+import subprocess
+import sys
+import urllib.error
+
+import pytest
+from packaging.version import Version
+
+from env_matrix import matrix as M
+from env_matrix.ladder import ladder_dates
+
+MATRIX = M.load()
+
+
+def test_versions_are_pep440_and_in_the_covered_range():
+    for package, versions in MATRIX.packages.items():
+        for version in versions:
+            assert str(Version(version)) == version, (package, version)
+            assert M.FIRST_RELEASE <= Version(version) <= M.LAST_RELEASE, (package, version)
+
+
+def test_releases_are_unique_and_sorted():
+    releases = MATRIX.releases()
+    assert len(releases) == len(set(releases))
+    assert releases == sorted(releases, key=Version)
+    assert releases[0] == "1.0.0" and releases[-1] == "1.9.1"
+
+
+def test_every_flavor_package_exists_and_every_package_is_used():
+    used = {name for fl in MATRIX.flavors.values() for name, _ in fl.packages}
+    assert used == set(MATRIX.packages)
+
+
+def test_a_resolved_wheel_really_belongs_to_its_package():
+    for release in MATRIX.releases():
+        for flavor in MATRIX.flavors:
+            res = MATRIX.resolve(release, flavor)
+            if res.status == M.OK:
+                assert release in MATRIX.packages[res.package]
+                assert res.package == MATRIX.flavor(flavor).package_for(release)
+            else:
+                assert res.status == M.NO_BUILD and res.package is None and res.reason
+
+
+def test_known_facts_of_the_flavors():
+    # From the measured wheel facts: the MKL-DNN and OpenBLAS CPU builds per era.
+    assert MATRIX.resolve("1.6.0", "cpu-mkldnn").requirement == "mxnet-mkl==1.6.0"
+    assert MATRIX.resolve("1.9.1", "cpu-mkldnn").requirement == "mxnet==1.9.1"
+    assert MATRIX.resolve("1.6.0", "cpu-openblas").requirement == "mxnet==1.6.0"
+    assert MATRIX.resolve("1.8.0.post0", "cpu-openblas").requirement == "mxnet-native==1.8.0.post0"
+    assert MATRIX.resolve("1.9.1", "cpu-openblas").status == M.NO_BUILD
+    assert MATRIX.resolve("1.7.0", "cpu-mkldnn").status == M.NO_BUILD  # only .post1/.post2
+    assert MATRIX.resolve("1.9.1", "gpu-cuda10.0").status == M.NO_BUILD
+    assert "mxnet-cu117" not in {MATRIX.resolve("1.0.0", f).package for f in MATRIX.flavors}
+
+
+def test_release_dates_are_dates_and_the_ladder_is_ordered():
+    dates = [when for _, when in ladder_dates(MATRIX)]
+    assert dates == sorted(dates) and len(set(dates)) == len(dates)
+    for release, when in ladder_dates(MATRIX):
+        assert when.date() <= MATRIX.release_date(release)
+
+
+def test_defaults_are_cpu_only():
+    assert set(MATRIX.default_flavors()) == {"cpu-mkldnn", "cpu-openblas"}
+    assert all(MATRIX.flavor(f).device == "cpu" for f in MATRIX.default_flavors())
+
+
+def test_environment_limits_are_reported_not_swapped():
+    env = MATRIX.environment("py3.11")
+    res = MATRIX.resolve("1.2.1.post1", "cpu-openblas", env.python, env.numpy)
+    assert res.status == M.INCOMPATIBLE and "3.8" in res.reason and res.package is None
+    legacy = MATRIX.environment("py3.7")
+    assert MATRIX.resolve("1.2.1.post1", "cpu-openblas", legacy.python, legacy.numpy).status == M.OK
+    assert MATRIX.resolve("1.9.1", "cpu-mkldnn", "3.11", "1.24.0").status == M.INCOMPATIBLE
+    assert MATRIX.resolve("1.5.1.post0", "cpu-mkldnn", "3.11", "1.24.0").status == M.OK
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: MATRIX.resolve("1.9.2", "cpu-mkldnn"), "unknown MXNet release '1.9.2'"),
+    (lambda: MATRIX.resolve("1.9.1", "cpu-mkl"), "unknown flavor 'cpu-mkl'"),
+    (lambda: MATRIX.environment("py2.7"), "unknown environment 'py2.7'"),
+])
+def test_bad_input_names_the_problem_and_the_choices(call, message):
+    with pytest.raises(M.MatrixError) as err:
+        call()
+    assert message in str(err.value) and "known" in str(err.value)
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "env_matrix"] + list(args),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True)
+
+
+def test_table_command_prints_every_release_and_flavor():
+    proc = run_cli("table", "--env", "py3.11")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "cpu-mkldnn" in lines[0] and "cpu-openblas" in lines[0]
+    for release in MATRIX.releases():
+        assert any(line.split()[:1] == [release] for line in lines), release
+    row = next(line for line in lines if line.startswith("1.9.1 "))
+    assert "mxnet==1.9.1" in row and "no build" in row
+    assert "incompatible" in next(line for line in lines if line.startswith("1.2.0 "))
+
+
+def test_table_command_with_all_flavors_and_a_bad_flavor():
+    assert "gpu-cuda11.7" in run_cli("table", "--all-flavors").stdout
+    proc = run_cli("table", "--flavor", "tpu")
+    assert proc.returncode == 2 and "unknown flavor 'tpu'" in proc.stderr
+
+
+def test_resolve_command_exit_codes():
+    assert run_cli("resolve", "1.9.1", "cpu-mkldnn").stdout.strip() == "mxnet==1.9.1"
+    proc = run_cli("resolve", "1.9.1", "cpu-openblas")
+    assert proc.returncode == 3 and proc.stdout.startswith("no build: mxnet-native has no 1.9.1")
+
+
+def test_data_matches_the_package_index():
+    """packages.toml against the live index; skipped only when the index is unreachable."""
+    from env_matrix.index_check import compare_with_index, linux_wheels
+    try:
+        linux_wheels("mxnet-native", timeout=20)
+    except (urllib.error.URLError, OSError) as exc:
+        pytest.skip("package index unreachable: %s" % exc)
+    assert compare_with_index(MATRIX, ["mxnet", "mxnet-mkl", "mxnet-native", "mxnet-cu117",
+                                       "mxnet-cu102mkl"]) == []
