@@ -73,12 +73,9 @@ def cmd_run(args, asv_extra):
 
 
 def cmd_find(args):
-    extra = ["--invert"] if args.invert else []
-    if args.machine:
-        extra += ["--machine", args.machine]
-    else:
-        extra += ["--machine", asvtools.ensure_machine()]
-    return asvtools.find(args.range, args.benchmark, args.flavor, args.config, extra)
+    from .bisect import Bisection
+    Bisection(args.benchmark, args.flavor, args.config, args.machine, args.invert).run(args.range)
+    return 0
 
 
 def main(argv=None):

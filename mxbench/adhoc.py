@@ -101,7 +101,7 @@ def mxnet_operator_names():
 
 
 def unknown_operator_message(name):
-    known = catalogue_names() + mxnet_operator_names()
+    known = list(OrderedDict.fromkeys(catalogue_names() + mxnet_operator_names()))
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
     hint = " (did you mean: %s?)" % ", ".join(close) if close else ""
     return "unknown operator %r%s" % (name, hint)
@@ -211,7 +211,8 @@ def make_arrays(inputs, dtype, ctx, want_grad):
     tensors = [t for t in inputs if not is_array(t)]
     built, built_grads = H.build_inputs(C.case(*tensors), dtype, ctx) if tensors else ([], [])
     built = iter(built)
-    arrays, grads = [], [] if not want_grad else list(built_grads)
+    arrays = []
+    grads = list(built_grads) if want_grad else []
     for item in inputs:
         if is_array(item):
             arr, has_grad = array_input(item, ctx, want_grad)
@@ -307,7 +308,16 @@ def kernel_phase(row_name, op_names):
     return "forward" if row_name in op_names else "other"
 
 
-def profile_kernels(fn, args, kwargs, grads, runs, backward):
+def registered_names(name, fn):
+    """Names the profiler may give the forward kernel: 'softmax', '_linalg_gemm2', ..."""
+    head, _, tail = name.partition(".")
+    names = {name, fn.__name__}
+    if tail:
+        names.add("_%s_%s" % (head, tail))
+    return names
+
+
+def profile_kernels(name, fn, args, kwargs, grads, runs, backward):
     """Kernel time per call from MXNet's aggregate profiler (seconds), plus its rows."""
     problem = profiler_problem()
     if problem:
@@ -336,7 +346,7 @@ def profile_kernels(fn, args, kwargs, grads, runs, backward):
         return {"available": False, "message": "profiler: %s" % one_line(exc)}
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    op_names = {fn.__name__, getattr(fn, "__name__", "").lstrip("_")}
+    op_names = registered_names(name, fn)
     rows = parse_operator_table(table)
     for row in rows:
         row["phase"] = kernel_phase(row["name"], op_names)
@@ -405,11 +415,11 @@ def measure(job, device="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, profile
             raise RowProblem(ERROR, "inputs: %s" % one_line(exc))
         try:
             H.sync(fn(*args, **job.kwargs))  # shape and argument errors surface here
-        except H.mx.base.MXNetError as exc:
+        except (H.mx.base.MXNetError, TypeError) as exc:
             raise RowProblem(ERROR, "forward: %s" % one_line(exc))
         measure_phases(row, fn, args, job.kwargs, grads, job, runs, warmup)
         if profile:
-            row["profile"] = profile_kernels(fn, args, job.kwargs, grads, runs,
+            row["profile"] = profile_kernels(job.name, fn, args, job.kwargs, grads, runs,
                                              row["backward"] is not None)
             if not row["profile"]["available"]:
                 row["message"] = "; ".join(m for m in (row["message"],
@@ -629,7 +639,8 @@ def render(rows, fmt):
     if fmt == "csv":
         return export.render_csv(flat_rows(rows), TABLE_COLUMNS)
     if fmt == "markdown":
-        return export.render_markdown(flat_rows(rows), MARKDOWN_COLUMNS)
+        return export.render_markdown(flat_rows(rows), MARKDOWN_COLUMNS,
+                                      value_columns=export.VALUE_COLUMNS + ("kernel",))
     raise ValueError("unknown format %r" % (fmt,))
 
 

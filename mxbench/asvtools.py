@@ -104,16 +104,3 @@ def run_asv(args, config=DEFAULT_CONFIG, env=None):
     full_env = dict(os.environ)
     full_env.update(env or {})
     return subprocess.call(cmd, cwd=ROOT, env=full_env)
-
-
-def find(range_spec, benchmark, flavor, config=DEFAULT_CONFIG, extra=()):
-    """`asv find` for one flavor, stepping over releases that flavor has no build for.
-
-    asv find bisects in the first environment only, so the flavor picks it with -E. A
-    release without a build makes every benchmark skip (NaN), and asv find would compare
-    against NaN; MXBENCH_NO_BUILD=fail turns those into failures, which asv find steps past.
-    """
-    env_name = environment_for_flavor(flavor, config)
-    return run_asv(["find", "-E", env_name] + list(extra) + [range_spec, benchmark],
-                   config=config, env={"MXBENCH_NO_BUILD": "fail"})
-

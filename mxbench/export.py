@@ -207,7 +207,11 @@ def human_value(value, unit):
     return "%.3g%s" % (value / factor, name)
 
 
-def render_markdown(rows, columns, unit_of=lambda row: row.get("unit")):
+def markdown_cell(value):
+    return "" if value is None else str(value).replace("|", "\\|")
+
+
+def render_markdown(rows, columns, value_columns=VALUE_COLUMNS):
     """A GitHub Markdown table; value columns are shown with their unit."""
     from tabulate import tabulate
     table = []
@@ -215,11 +219,11 @@ def render_markdown(rows, columns, unit_of=lambda row: row.get("unit")):
         cells = []
         for col in columns:
             value = row.get(col)
-            if col in VALUE_COLUMNS:
-                value = human_value(value, unit_of(row))
+            if col in value_columns:
+                value = human_value(value, row.get("unit"))
             elif col == "commit" and value:
                 value = value[:8]
-            cells.append("" if value is None else value)
+            cells.append(markdown_cell(value))
         table.append(cells)
     return tabulate(table, headers=list(columns), tablefmt="github",
                     disable_numparse=True) + "\n"
