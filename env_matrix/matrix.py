@@ -165,10 +165,12 @@ class Matrix:
                               reason="flavor %s has no package for release %s" % (flavor, release))
         versions = self.packages.get(package, {})
         if release not in versions:
-            have = ", ".join(sorted(versions, key=Version)) or "none"
+            have = sorted(versions, key=Version)
+            if len(have) > 4:  # keep the message one readable line
+                have = ["%d releases from %s to %s" % (len(have), have[0], have[-1])]
             return Resolution(release, flavor, NO_BUILD, package=None,
                               reason="%s has no %s wheel for Linux x86_64 (it has: %s)"
-                              % (package, release, have))
+                              % (package, release, ", ".join(have) or "none"))
         if python is not None and numpy is not None:
             for limit in self.limits:
                 if limit.violated_by(release, python, numpy):

@@ -15,7 +15,7 @@ import tempfile
 
 from tabulate import tabulate
 from env_matrix.ladder import tags
-from env_matrix.matrix import MatrixError, load
+from env_matrix.matrix import OK, MatrixError, load
 
 from . import asvtools
 
@@ -42,12 +42,30 @@ def print_plan(matrix, releases, flavors, config):
     print(tabulate(rows, headers=["release"] + flavors), flush=True)
 
 
+def newest_per_minor_line(matrix, flavors, python, numpy):
+    """For each flavor, the newest release of every minor line (1.0 ... 1.9) that it can run."""
+    from packaging.version import Version
+    chosen = set()
+    for flavor in flavors:
+        newest = {}
+        for release in matrix.releases():
+            if matrix.resolve(release, flavor, python, numpy).status == OK:
+                newest[Version(release).release[:2]] = release
+        chosen.update(newest.values())
+    return sorted(chosen, key=Version)
+
+
 def cmd_run(args, asv_extra):
     matrix = load()
-    releases = args.releases or matrix.releases()[-2:]
+    flavors = args.flavor or list(asvtools.environment_names(args.config))
+    if args.minor_lines:
+        conf = asvtools.read_config(args.config)
+        releases = newest_per_minor_line(matrix, flavors, conf["pythons"][0],
+                                         conf["matrix"]["req"].get("numpy"))
+    else:
+        releases = args.releases or matrix.releases()[-2:]
     for release in releases:
         matrix.check_release(release)
-    flavors = args.flavor or list(asvtools.environment_names(args.config))
     print_plan(matrix, releases, flavors, args.config)
     asvtools.ensure_ladder(args.config)
     machine = asvtools.ensure_machine(args.machine)
@@ -90,6 +108,8 @@ def main(argv=None):
 
     run = sub.add_parser("run", help="benchmark releases (default: the newest two)")
     run.add_argument("releases", nargs="*", help="release versions, e.g. 1.8.0.post0 1.9.1")
+    run.add_argument("--minor-lines", action="store_true",
+                     help="the newest release of every minor line each flavor can run")
     run.add_argument("--flavor", action="append", help="only this flavor (repeatable)")
     run.add_argument("--bench", "-b", help="asv benchmark regex")
     run.add_argument("--quick", action="store_true", help="one sample each (smoke run)")
