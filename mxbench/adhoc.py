@@ -4,21 +4,25 @@
     python -m mxbench.adhoc --category reduction --dtype float32 --case small --format csv
     python -m mxbench.adhoc --all --runs 10 --format json -o all.json
     python -m mxbench.adhoc --op dot --shape 512,512 --shape 512,512 --profile
+    python -m mxbench.adhoc --list
 
 Library API (each row is a dict; times in seconds):
 
     from mxbench import adhoc
     adhoc.benchmark("softmax", inputs=[(32, 1000)], dtype="float16", kwargs={"axis": -1})
-    adhoc.run_operator("dot", cases=["small"])        # the catalogue's cases x dtypes
+    adhoc.run_operator("LeakyReLU", cases=["small"])   # every entry (variants too) x cases x dtypes
     adhoc.run_category("reduction")
     adhoc.run_all(dtypes=["float32"])
 
-Inputs given as shapes are built like the asv benchmarks build them (the catalogue's fills
-for that position, fixed seed); numpy arrays and NDArrays are used as they are.
+Names are mx.nd operator names (softmax, linalg_gemm2); an operator name means its catalogue
+entry and its variants, an asv class name (LeakyReLU_elu, Convolution_3d) one variant.
+Inputs given as shapes are built as the asv benchmarks build them (benchmarks/_harness.py:
+the catalogue's fill for that position, fixed seed, its keyword inputs and arguments);
+numpy arrays and NDArrays are used as they are.
 
 Three phases are timed separately, each run ending in a sync (wait_to_read):
-  forward           - the operator call outside autograd (inference), as asv's time_forward
-  backward          - autograd.backward alone, after a recorded forward that is synced
+  forward           - the call outside autograd (inference), as asv's time_forward
+  backward          - the backward pass alone, after a recorded forward that is synced
                       before the clock starts
   forward_backward  - record + forward + backward, as asv's time_forward_backward
 --profile adds a pass under MXNet's aggregate profiler and reports the operator kernels'
@@ -26,9 +30,10 @@ own time per call (rows named _backward_* are the backward kernels).
 
 A row's status is ok, skipped (the operator is not in this MXNet release, or the catalogue
 excludes it) or error (unknown operator, impossible shape, unsupported dtype, no GPU, ...),
-with a one-line message; one bad row never stops the others. Exit code: 0 when every row
-ran, 1 when some row errored, 2 on a usage error, 130 when interrupted (Ctrl-C keeps and
-writes the rows that finished).
+with a one-line message; one bad row never stops the others. Entries the catalogue marks
+`isolate` (a history of crashing the process) run in a child process, so a crash is an error
+row. Exit code: 0 when every row ran, 1 when some row errored, 2 on a usage error, 130 when
+interrupted (Ctrl-C keeps and writes the rows that finished).
 
 Runs in whatever Python has mxnet: Python 3.7 syntax; tqdm and tabulate are optional.
 """
@@ -38,6 +43,8 @@ import json
 import os
 import re
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -45,10 +52,11 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 try:
     from benchmarks import _harness as H, catalogue as C
 except ImportError:  # run from elsewhere: the catalogue lives beside this package
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.path.insert(0, ROOT)
     from benchmarks import _harness as H, catalogue as C
 
 from mxbench import export, stats
@@ -58,6 +66,8 @@ OK, SKIPPED, ERROR = "ok", "skipped", "error"
 CUSTOM_CASE = "custom"
 DEFAULT_RUNS = 20
 DEFAULT_WARMUP = 3
+CHILD_ENV = "MXBENCH_ADHOC_CHILD"  # set in the child that runs an isolated entry
+CHILD_TIMEOUT = 1800
 
 
 class RowProblem(Exception):
@@ -75,13 +85,19 @@ class RunResult(list):
     planned = 0
 
 
-# One unit of work: `inputs` is a tuple of catalogue Tensors and/or user arrays.
-Job = namedtuple("Job", "name operator case_name inputs dtype kwargs backward problem")
+# One unit of work. `case` is a catalogue Case (positional Tensors, keyword arguments that may
+# hold Tensors); `arrays` maps positions to user arrays that replace the built ones;
+# and `kwargs` the user's extra arguments.
+Job = namedtuple("Job", "entry operator case_name case arrays dtype kwargs backward problem")
 
 
 # --- names -----------------------------------------------------------------------------------
-def catalogue_names():
-    return list(C.by_name())
+def entries_named(name):
+    """Catalogue entries a name means: an operator (its entry and variants) or a class name."""
+    entries = [op for op in C.OPERATORS if op.name == name]
+    if not entries and name in C.by_class_name():
+        entries = [C.by_class_name()[name]]
+    return entries
 
 
 def excluded():
@@ -101,7 +117,7 @@ def mxnet_operator_names():
 
 
 def unknown_operator_message(name):
-    known = list(OrderedDict.fromkeys(catalogue_names() + mxnet_operator_names()))
+    known = list(OrderedDict.fromkeys(list(C.by_class_name()) + mxnet_operator_names()))
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
     hint = " (did you mean: %s?)" % ", ".join(close) if close else ""
     return "unknown operator %r%s" % (name, hint)
@@ -175,65 +191,91 @@ def is_array(item):
     return isinstance(item, np.ndarray) or (H.mx is not None and isinstance(item, H.mx.nd.NDArray))
 
 
+def dtype_name(array):
+    return np.dtype(array.dtype).name
+
+
 def custom_inputs(items, base_case):
-    """User inputs: shapes become Tensors with the catalogue's fill for that position."""
+    """(Tensors, {position: user array}) for user inputs.
+
+    A shape takes the catalogue's Tensor for its position (its fill, pinned dtype, bounds);
+    an array gets a placeholder Tensor, replaced by the array once the call is built.
+    """
     base = base_case.inputs if base_case is not None else ()
-    converted = []
+    tensors, arrays = [], {}
     for i, item in enumerate(items):
         if is_array(item):
-            converted.append(item)
+            arrays[i] = item
+            tensors.append(C.T(*item.shape, fill="zeros", dtype=dtype_name(item), grad=False))
             continue
         shape = tuple(int(n) for n in item)
-        converted.append(base[i]._replace(shape=shape) if i < len(base) else C.T(*shape))
-    return tuple(converted)
+        tensors.append(base[i]._replace(shape=shape) if i < len(base) else C.T(*shape))
+    return tuple(tensors), arrays
 
 
-def shapes_label(inputs):
-    return ", ".join("x".join(str(n) for n in item.shape) or "()" for item in inputs)
+def describe(value):
+    """Keyword values for reports: inputs built from Tensors are shown by their shape."""
+    if isinstance(value, C.Tensor):
+        return "tensor %s" % ("x".join(str(n) for n in value.shape) or "()")
+    if isinstance(value, (list, tuple)):
+        return [describe(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return repr(value)
+
+
+def merged_kwargs(job):
+    """The operator's arguments: entry defaults, then the case's, then the user's."""
+    merged = dict(job.operator.kwargs) if job.operator is not None else {}
+    merged.update(job.case.kwargs if job.case is not None else {})
+    merged.update(job.kwargs)
+    return merged
+
+
+def shapes_label(job):
+    if job.case is None:
+        return ""
+    return ", ".join("x".join(str(n) for n in t.shape) or "()" for t in job.case.inputs)
 
 
 def is_float(dtype):
     return np.issubdtype(np.dtype(dtype), np.floating)
 
 
-def array_input(item, ctx, want_grad):
-    """A user array, as it is (numpy ones are copied to ctx with their own dtype)."""
-    arr = item if isinstance(item, H.mx.nd.NDArray) else \
-        H.mx.nd.array(item, ctx=ctx, dtype=item.dtype)
-    if want_grad and is_float(arr.dtype):
-        arr.attach_grad()
-        return arr, True
-    return arr, False
+def use_arrays(args, grads, arrays, ctx, want_grad):
+    """Put the user's arrays in place of their placeholders (numpy ones copied to ctx)."""
+    for position, item in arrays.items():
+        arr = item if isinstance(item, H.mx.nd.NDArray) else \
+            H.mx.nd.array(item, ctx=ctx, dtype=item.dtype)
+        if want_grad and is_float(arr.dtype):
+            arr.attach_grad()
+            grads.append(arr)
+        args[position] = arr
+    H.sync(args)
 
 
-def make_arrays(inputs, dtype, ctx, want_grad):
-    """(arrays, arrays with gradient buffers) for catalogue Tensors and user arrays alike."""
-    tensors = [t for t in inputs if not is_array(t)]
-    built, built_grads = H.build_inputs(C.case(*tensors), dtype, ctx) if tensors else ([], [])
-    built = iter(built)
-    arrays = []
-    grads = list(built_grads) if want_grad else []
-    for item in inputs:
-        if is_array(item):
-            arr, has_grad = array_input(item, ctx, want_grad)
-            if has_grad:
-                grads.append(arr)
-            arrays.append(arr)
-        else:
-            arrays.append(next(built))
-    H.sync(arrays)
-    return arrays, grads
+def build_operator_call(job, dtype, ctx):
+    """The harness's call object (forward(), forward_backward()) for a job."""
+    op = job.operator
+    if op is not None and op.prepare:
+        H.PREPARE[op.prepare]()
+    case = job.case._replace(kwargs=merged_kwargs(job))
+    if op is not None and op.call == "symbol":
+        if job.arrays:
+            raise RowProblem(ERROR, "%s runs as a bound symbol: give shapes, not arrays"
+                             % op.name)
+        if getattr(H.mx.sym, op.name, None) is None:
+            raise RowProblem(SKIPPED, "operator %s is not in mxnet %s"
+                             % (op.name, H.mx.__version__))
+        return H.SymbolCall(op.name, case, case.kwargs, dtype, ctx)
+    name = op.name if op is not None else job.entry
+    fn = resolve_function(name, op)
+    args, kwargs, grads = H.build_call(case, dtype, ctx)
+    use_arrays(args, grads, job.arrays, ctx, job.backward)
+    return H.OperatorCall(fn, args, kwargs, grads)
 
 
 # --- timing ----------------------------------------------------------------------------------
-def heads(out):
-    return list(out) if isinstance(out, (list, tuple)) else [out]
-
-
-def sync_grads(grads):
-    H.sync([g.grad for g in grads])
-
-
 def timed_runs(step, runs, warmup):
     """Seconds per run of `step`, which returns its own timing (so setup stays off the clock)."""
     for _ in range(warmup):
@@ -241,35 +283,38 @@ def timed_runs(step, runs, warmup):
     return [step() for _ in range(runs)]
 
 
-def forward_step(fn, args, kwargs):
+def clocked(work):
     def step():
         start = time.perf_counter()
-        H.sync(fn(*args, **kwargs))
+        work()
         return time.perf_counter() - start
     return step
 
 
-def backward_step(fn, args, kwargs, grads):
+def backward_step(call):
+    """Time the backward pass alone: the recorded forward is synced before the clock starts."""
+    if isinstance(call, H.SymbolCall):
+        def step():
+            H.sync(call.exe.forward(is_train=True))
+            start = time.perf_counter()
+            call.exe.backward(call.head_grads)
+            H.sync([g for g in call.exe.grad_arrays if g is not None])
+            return time.perf_counter() - start
+        return step
+
     def step():
         with H.autograd.record():
-            out = fn(*args, **kwargs)
-        H.sync(out)  # the forward is done before the clock starts
+            out = call.fn(*call.args, **call.kwargs)
+        H.sync(out)
         start = time.perf_counter()
-        H.autograd.backward(heads(out))
-        sync_grads(grads)
+        H.autograd.backward(H.heads(out))
+        H.sync([g.grad for g in call.grads])
         return time.perf_counter() - start
     return step
 
 
-def forward_backward_step(fn, args, kwargs, grads):
-    def step():
-        start = time.perf_counter()
-        with H.autograd.record():
-            out = fn(*args, **kwargs)
-        H.autograd.backward(heads(out))
-        sync_grads(grads)
-        return time.perf_counter() - start
-    return step
+def has_gradients(call):
+    return isinstance(call, H.SymbolCall) or bool(call.grads)
 
 
 # --- profiler --------------------------------------------------------------------------------
@@ -302,22 +347,24 @@ def parse_operator_table(text):
     return rows
 
 
+def registered_names(name):
+    """Names the profiler may give the forward kernel: 'softmax', '_linalg_gemm2', ..."""
+    head, _, tail = name.partition(".")
+    names = {name, name.split(".")[-1]}
+    if tail:
+        names.add("_%s_%s" % (head, tail))
+    if name.startswith(("linalg_", "contrib_", "random_", "image_", "sparse_")):
+        names.add("_" + name)
+    return names
+
+
 def kernel_phase(row_name, op_names):
     if row_name.startswith("_backward"):
         return "backward"
     return "forward" if row_name in op_names else "other"
 
 
-def registered_names(name, fn):
-    """Names the profiler may give the forward kernel: 'softmax', '_linalg_gemm2', ..."""
-    head, _, tail = name.partition(".")
-    names = {name, fn.__name__}
-    if tail:
-        names.add("_%s_%s" % (head, tail))
-    return names
-
-
-def profile_kernels(name, fn, args, kwargs, grads, runs, backward):
+def profile_kernels(name, call, runs, backward):
     """Kernel time per call from MXNet's aggregate profiler (seconds), plus its rows."""
     problem = profiler_problem()
     if problem:
@@ -325,19 +372,15 @@ def profile_kernels(name, fn, args, kwargs, grads, runs, backward):
     profiler = H.mx.profiler
     workdir = tempfile.mkdtemp(prefix="mxbench-profile-")
     try:
-        profiler.set_config(profile_imperative=True, aggregate_stats=True,
-                            filename=os.path.join(workdir, "profile.json"))
+        profiler.set_config(profile_imperative=True, profile_symbolic=True,
+                            aggregate_stats=True, filename=os.path.join(workdir, "prof.json"))
         profiler.dumps(reset=True)  # drop what earlier rows left
         profiler.set_state("run")
         try:
             for _ in range(runs):
-                H.sync(fn(*args, **kwargs))
-            if backward:
-                for _ in range(runs):
-                    with H.autograd.record():
-                        out = fn(*args, **kwargs)
-                    H.autograd.backward(heads(out))
-                    sync_grads(grads)
+                call.forward()
+            for _ in range(runs if backward else 0):
+                call.forward_backward()
             H.mx.nd.waitall()
         finally:
             profiler.set_state("stop")
@@ -346,10 +389,9 @@ def profile_kernels(name, fn, args, kwargs, grads, runs, backward):
         return {"available": False, "message": "profiler: %s" % one_line(exc)}
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    op_names = registered_names(name, fn)
     rows = parse_operator_table(table)
     for row in rows:
-        row["phase"] = kernel_phase(row["name"], op_names)
+        row["phase"] = kernel_phase(row["name"], registered_names(name))
     calls = {"forward": runs * (2 if backward else 1), "backward": runs if backward else 0}
     per_call = {}
     for phase, count in calls.items():
@@ -363,13 +405,15 @@ def profile_kernels(name, fn, args, kwargs, grads, runs, backward):
 def new_row(job, device, runs, warmup):
     operator = job.operator
     row = OrderedDict()
-    row["operator"] = job.name
+    row["entry"] = job.entry
+    row["operator"] = operator.name if operator is not None else job.entry
+    row["variant"] = operator.variant if operator is not None else ""
     row["category"] = operator.category if operator is not None else ""
     row["case"] = job.case_name
-    row["inputs"] = shapes_label(job.inputs) if job.inputs else ""
+    row["inputs"] = shapes_label(job)
     row["dtype"] = job.dtype
     row["ctx"] = device
-    row["kwargs"] = dict(job.kwargs or {})
+    row["kwargs"] = dict((k, describe(v)) for k, v in merged_kwargs(job).items())
     row["runs"] = runs
     row["warmup"] = warmup
     row["status"] = OK
@@ -382,45 +426,40 @@ def new_row(job, device, runs, warmup):
     return row
 
 
-def measure_phases(row, fn, args, kwargs, grads, job, runs, warmup):
-    row["forward"] = stats.summarize_samples(
-        timed_runs(forward_step(fn, args, kwargs), runs, warmup))
-    if not job.backward:
+def measure_phases(row, call, backward, runs, warmup):
+    row["forward"] = stats.summarize_samples(timed_runs(clocked(call.forward), runs, warmup))
+    if not backward:
         return
-    if not grads:
+    if not has_gradients(call):
         row["message"] = "no input takes a gradient: backward not measured"
         return
     try:
-        backward = timed_runs(backward_step(fn, args, kwargs, grads), runs, warmup)
-        both = timed_runs(forward_backward_step(fn, args, kwargs, grads), runs, warmup)
+        alone = timed_runs(backward_step(call), runs, warmup)
+        both = timed_runs(clocked(call.forward_backward), runs, warmup)
     except H.mx.base.MXNetError as exc:
         raise RowProblem(ERROR, "backward: %s" % one_line(exc))
-    row["backward"] = stats.summarize_samples(backward)
+    row["backward"] = stats.summarize_samples(alone)
     row["forward_backward"] = stats.summarize_samples(both)
 
 
-def measure(job, device="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, profile=False):
-    """Time one job; every problem becomes the row's status and message."""
-    row = new_row(job, device, runs, warmup)
+def measure(job, ctx="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, profile=False):
+    """Time one job in this process; every problem becomes the row's status and message."""
+    row = new_row(job, ctx, runs, warmup)
     try:
         if job.problem is not None:
             raise job.problem
         H.require_mxnet()
-        fn = resolve_function(job.name, job.operator)
-        ctx = resolve_context(device)
+        device = resolve_context(ctx)
         row["dtype"] = check_dtype(job.dtype)
         try:
-            args, grads = make_arrays(job.inputs, row["dtype"], ctx, job.backward)
-        except H.mx.base.MXNetError as exc:
-            raise RowProblem(ERROR, "inputs: %s" % one_line(exc))
-        try:
-            H.sync(fn(*args, **job.kwargs))  # shape and argument errors surface here
+            call = build_operator_call(job, row["dtype"], device)
+            call.forward()  # shape inference and argument checks happen in the first call
         except (H.mx.base.MXNetError, TypeError) as exc:
             raise RowProblem(ERROR, "forward: %s" % one_line(exc))
-        measure_phases(row, fn, args, job.kwargs, grads, job, runs, warmup)
+        measure_phases(row, call, job.backward, runs, warmup)
         if profile:
-            row["profile"] = profile_kernels(job.name, fn, args, job.kwargs, grads, runs,
-                                             row["backward"] is not None)
+            name = job.operator.name if job.operator is not None else job.entry
+            row["profile"] = profile_kernels(name, call, runs, row["backward"] is not None)
             if not row["profile"]["available"]:
                 row["message"] = "; ".join(m for m in (row["message"],
                                                        row["profile"]["message"]) if m)
@@ -428,10 +467,61 @@ def measure(job, device="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, profile
         row["status"], row["message"] = problem.status, problem.message
     except NotImplementedError as exc:  # require_mxnet: no usable MXNet here
         row["status"], row["message"] = ERROR, str(exc)
-    except (H.mx.base.MXNetError if H.mx is not None else RuntimeError,
-            TypeError, ValueError) as exc:
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # any other failure of this row (bad fill for a shape, ...)
         row["status"], row["message"] = ERROR, one_line(exc)
     return row
+
+
+# --- isolated entries: a child process per row ------------------------------------------------
+def child_command(job, ctx, runs, warmup, profile):
+    command = [sys.executable, "-m", "mxbench.adhoc", "--op", job.entry, "--case", job.case_name,
+               "--dtype", job.dtype, "--ctx", ctx, "--runs", str(runs), "--warmup", str(warmup),
+               "--format", "json"]
+    if job.kwargs:
+        command += ["--kwargs", json.dumps(job.kwargs)]
+    if not job.backward:
+        command.append("--no-backward")
+    if profile:
+        command.append("--profile")
+    return command
+
+
+def signal_name(returncode):
+    try:
+        return signal.Signals(-returncode).name
+    except (ValueError, AttributeError):
+        return "signal %d" % -returncode
+
+
+def measure_in_child(job, ctx, runs, warmup, profile):
+    """The row of an `isolate` entry, measured in a child process: a crash is an error row."""
+    env = dict(os.environ)
+    env[CHILD_ENV] = "1"
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
+    proc = subprocess.run(child_command(job, ctx, runs, warmup, profile), cwd=ROOT, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=CHILD_TIMEOUT)
+    if proc.returncode == 130:
+        raise KeyboardInterrupt
+    try:
+        return json.loads(proc.stdout)[0]
+    except (ValueError, IndexError):
+        row = new_row(job, ctx, runs, warmup)
+        cause = signal_name(proc.returncode) if proc.returncode < 0 else \
+            "exit code %d" % proc.returncode
+        last = [l for l in proc.stderr.splitlines() if l.strip()][-1:]
+        row["status"] = ERROR
+        row["message"] = "crashed the process (%s)%s" % (cause, ": " + last[0] if last else "")
+        return row
+
+
+def runs_isolated(job):
+    """Catalogue cases of `isolate` entries; custom inputs stay in the caller's process."""
+    return (job.operator is not None and getattr(job.operator, "isolate", False)
+            and job.case_name != CUSTOM_CASE and job.problem is None
+            and not os.environ.get(CHILD_ENV))
 
 
 # --- planning: which jobs a request means -----------------------------------------------------
@@ -441,65 +531,93 @@ def normalise_kwargs(kwargs):
 
 
 def problem_job(name, operator, problem, dtype=None, case_name=""):
-    return Job(name, operator, case_name, (), dtype or "", {}, False, problem)
+    return Job(name, operator, case_name, None, {}, dtype or "", {}, False, problem)
 
 
-def operator_jobs(name, inputs=None, cases=None, dtypes=None, kwargs=None, backward=None):
-    """Jobs for one operator: its catalogue cases x dtypes, or the inputs given."""
-    operator = C.by_name().get(name)
-    want_backward = (operator.backward if operator is not None else True) \
-        if backward is None else bool(backward)
-    extra = normalise_kwargs(kwargs)
-    if inputs:
-        return custom_jobs(name, operator, inputs, cases, dtypes, extra, want_backward)
-    if operator is None:
-        if name in excluded():
-            return [problem_job(name, None, RowProblem(SKIPPED, "excluded from the catalogue: "
-                                                       + excluded()[name]))]
-        if H.mx is not None and name in mxnet_operator_names():
-            message = "%s is not in the catalogue: give its inputs (--shape)" % name
-        else:
-            message = unknown_operator_message(name)
-        return [problem_job(name, None, RowProblem(ERROR, message))]
+def wants_backward(operator, backward):
+    if backward is not None:
+        return bool(backward)
+    return operator.backward if operator is not None else True
+
+
+def unknown_jobs(name):
+    """The one row for a name without catalogue entries and without inputs."""
+    if name in excluded():
+        problem = RowProblem(SKIPPED, "excluded from the catalogue: " + excluded()[name])
+    elif H.mx is not None and name in mxnet_operator_names():
+        problem = RowProblem(ERROR, "%s is not in the catalogue: give its inputs (--shape)"
+                             % name)
+    else:
+        problem = RowProblem(ERROR, unknown_operator_message(name))
+    return [problem_job(name, None, problem)]
+
+
+def entry_jobs(operator, cases=None, dtypes=None, kwargs=None, backward=None):
+    """Jobs for one catalogue entry: its cases x dtypes (or those named)."""
     jobs = []
     for case_name in (cases or list(operator.cases)):
         case = operator.cases.get(case_name)
         for dtype in (dtypes or operator.dtypes):
             if case is None:
-                jobs.append(problem_job(name, operator, RowProblem(
+                jobs.append(problem_job(operator.class_name, operator, RowProblem(
                     ERROR, "no shape class %r for %s (has: %s)"
-                    % (case_name, name, ", ".join(operator.cases))), dtype, case_name))
+                    % (case_name, operator.class_name, ", ".join(operator.cases))),
+                    dtype, case_name))
                 continue
-            merged = dict(operator.kwargs, **case.kwargs)
-            merged.update(extra)
-            jobs.append(Job(name, operator, case_name, case.inputs, dtype, merged,
-                            want_backward, None))
+            jobs.append(Job(operator.class_name, operator, case_name, case, {}, dtype,
+                            normalise_kwargs(kwargs), wants_backward(operator, backward), None))
     return jobs
 
 
-def custom_jobs(name, operator, inputs, cases, dtypes, extra, want_backward):
+def operator_jobs(name, inputs=None, cases=None, dtypes=None, kwargs=None, backward=None):
+    """Jobs for a name: every entry it means x cases x dtypes, or the inputs given."""
+    entries = entries_named(name)
+    if inputs is not None and len(inputs):
+        main = [op for op in entries if not op.variant] or entries
+        return custom_jobs(name, main[0] if main else None, inputs, cases, dtypes, kwargs,
+                           backward)
+    if not entries:
+        return unknown_jobs(name)
+    jobs = []
+    for operator in entries:
+        jobs += entry_jobs(operator, cases, dtypes, kwargs, backward)
+    return jobs
+
+
+def custom_jobs(name, operator, inputs, cases, dtypes, kwargs, backward):
     """Jobs for user inputs; fills and operator arguments come from a catalogue case."""
-    base_name = (cases or [None])[0]
-    base_case = None
+    entry = operator.class_name if operator is not None else name
+    base_case = C.case()
     if operator is not None:
-        base_name = base_name or next(iter(operator.cases))
-        base_case = operator.cases.get(base_name)
-        if base_case is None:
-            return [problem_job(name, operator, RowProblem(
+        base_name = (cases or [next(iter(operator.cases))])[0]
+        if base_name not in operator.cases:
+            return [problem_job(entry, operator, RowProblem(
                 ERROR, "no shape class %r for %s (has: %s)"
-                % (base_name, name, ", ".join(operator.cases))))]
-    merged = dict(operator.kwargs, **base_case.kwargs) if operator is not None else {}
-    merged.update(extra)
-    items = custom_inputs(inputs, base_case)
-    arrays = [i for i in items if is_array(i)]
+                % (base_name, entry, ", ".join(operator.cases))))]
+        base_case = operator.cases[base_name]
+    if all(isinstance(n, (int, np.integer)) for n in inputs):
+        inputs = [tuple(inputs)]  # one shape given bare: inputs=(32, 1000)
+    tensors, arrays = custom_inputs(inputs, base_case)
+    case = base_case._replace(inputs=tensors)
     if dtypes:
         chosen = list(dtypes)
     elif arrays:
-        chosen = [np.dtype(arrays[0].dtype).name]  # user arrays keep their own dtype
+        chosen = [dtype_name(arrays[min(arrays)])]  # user arrays keep their own dtype
     else:
         chosen = [operator.dtypes[0] if operator is not None else "float32"]
-    return [Job(name, operator, CUSTOM_CASE, items, dtype, merged, want_backward, None)
+    return [Job(entry, operator, CUSTOM_CASE, case, arrays, dtype,
+                normalise_kwargs(kwargs), wants_backward(operator, backward), None)
             for dtype in chosen]
+
+
+def category_jobs(category, cases=None, dtypes=None, kwargs=None, backward=None):
+    jobs = []
+    for operator in operators_in_category(category):
+        chosen = [c for c in operator.cases if c in cases] if cases else None
+        if cases and not chosen:
+            continue  # this entry has none of the shape classes asked for
+        jobs += entry_jobs(operator, chosen, dtypes, kwargs, backward)
+    return jobs
 
 
 # --- running many ----------------------------------------------------------------------------
@@ -513,21 +631,32 @@ def progress_bar(total):
                 file=sys.stderr, leave=False)
 
 
-def run_jobs(jobs, ctx="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, profile=False):
-    """Rows for jobs in order; Ctrl-C stops early and keeps the rows that finished."""
+def run_jobs(jobs, ctx="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, profile=False,
+             on_row=None, announce=False):
+    """Rows for jobs in order; Ctrl-C stops early and keeps the rows that finished.
+
+    on_row(row) is called as each row finishes; announce says on stderr how many rows
+    are planned once the run (and so its Ctrl-C handling) has started.
+    """
     rows = RunResult()
     rows.planned = len(jobs)
     bar = progress_bar(len(jobs))
     try:
+        if announce:
+            print("mxbench.adhoc: running %d rows" % len(jobs), file=sys.stderr, flush=True)
         for job in jobs:
             if bar is not None:
-                bar.set_description("%s %s %s" % (job.name, job.case_name, job.dtype))
-            rows.append(measure(job, ctx, runs, warmup, profile))
+                bar.set_description("%s %s %s" % (job.entry, job.case_name, job.dtype))
+            measure_row = measure_in_child if runs_isolated(job) else measure
+            rows.append(measure_row(job, ctx, runs, warmup, profile))
             if bar is not None:
                 bar.update(1)
+            if on_row is not None:
+                on_row(rows[-1])
     except KeyboardInterrupt:
         rows.interrupted = True
-        stop_profiler()
+        if profile:
+            stop_profiler()
         print("mxbench.adhoc: interrupted: keeping %d of %d rows" % (len(rows), len(jobs)),
               file=sys.stderr)
     finally:
@@ -548,41 +677,38 @@ def benchmark(name, inputs=None, dtype=None, ctx="cpu", kwargs=None, runs=DEFAUL
               warmup=DEFAULT_WARMUP, case=None, backward=None, profile=False):
     """One row (a dict) for one operator: given inputs, or one catalogue case.
 
-    inputs: shapes (tuples), numpy arrays or NDArrays, one per operator input.
-    case: the catalogue shape class to use (default: the first); with `inputs` it supplies
-    the fills and operator arguments. dtype: default the catalogue's first dtype.
+    name: an operator (its main entry) or an asv class name (one variant, LeakyReLU_elu).
+    inputs: shapes (tuples), numpy arrays or NDArrays, one per positional input.
+    case: the catalogue shape class (default: the entry's first); with `inputs` it supplies
+    the fills and operator arguments. dtype: default the entry's first dtype.
     """
-    operator = C.by_name().get(name)
-    cases = [case] if case else None
-    if not inputs and operator is not None:
-        cases = cases or [next(iter(operator.cases))]
-    dtypes = [dtype] if dtype else None
-    if not inputs and operator is not None and not dtypes:
-        dtypes = [operator.dtypes[0]]
-    jobs = operator_jobs(name, inputs, cases, dtypes, kwargs, backward)
-    return measure(jobs[0], ctx, runs, warmup, profile)
+    if inputs is None or not len(inputs):
+        entries = entries_named(name)
+        main = [op for op in entries if not op.variant] or entries
+        if not main:
+            return measure(unknown_jobs(name)[0], ctx, runs, warmup, profile)
+        operator = main[0]
+        jobs = entry_jobs(operator, [case or next(iter(operator.cases))],
+                          [dtype or operator.dtypes[0]], kwargs, backward)
+    else:
+        jobs = operator_jobs(name, inputs, [case] if case else None,
+                             [dtype] if dtype else None, kwargs, backward)
+    rows = run_jobs(jobs[:1], ctx, runs, warmup, profile)
+    if rows.interrupted:
+        raise KeyboardInterrupt
+    return rows[0]
 
 
 def run_operator(name, cases=None, dtypes=None, ctx="cpu", kwargs=None, runs=DEFAULT_RUNS,
                  warmup=DEFAULT_WARMUP, inputs=None, backward=None, profile=False):
-    """Rows for one operator: every catalogue case x dtype (or those named)."""
+    """Rows for an operator: each of its entries x catalogue cases x dtypes (or those named)."""
     jobs = operator_jobs(name, inputs, cases, dtypes, kwargs, backward)
     return run_jobs(jobs, ctx, runs, warmup, profile)
 
 
-def category_jobs(category, cases=None, dtypes=None, kwargs=None, backward=None):
-    jobs = []
-    for operator in operators_in_category(category):
-        chosen = [c for c in operator.cases if c in cases] if cases else None
-        if cases and not chosen:
-            continue  # this operator has none of the shape classes asked for
-        jobs += operator_jobs(operator.name, None, chosen, dtypes, kwargs, backward)
-    return jobs
-
-
 def run_category(category, cases=None, dtypes=None, ctx="cpu", kwargs=None,
                  runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, backward=None, profile=False):
-    """Rows for every catalogue operator of a category (ValueError for an unknown one)."""
+    """Rows for every catalogue entry of a category (ValueError for an unknown one)."""
     jobs = category_jobs(category, cases, dtypes, kwargs, backward)
     return run_jobs(jobs, ctx, runs, warmup, profile)
 
@@ -597,10 +723,10 @@ def run_all(cases=None, dtypes=None, ctx="cpu", runs=DEFAULT_RUNS, warmup=DEFAUL
 
 
 # --- output ----------------------------------------------------------------------------------
-TABLE_COLUMNS = ("operator", "category", "case", "inputs", "dtype", "ctx", "kwargs", "phase",
-                 "status", "unit", "sample_count", "mean", "median", "min", "max", "p50",
-                 "p90", "p99", "q25", "q75", "iqr", "kernel", "mxnet", "message")
-MARKDOWN_COLUMNS = ("operator", "case", "inputs", "dtype", "ctx", "phase", "status",
+TABLE_COLUMNS = ("entry", "operator", "variant", "category", "case", "inputs", "dtype", "ctx",
+                 "kwargs", "phase", "status", "unit", "sample_count", "mean", "median", "min",
+                 "max", "p50", "p90", "p99", "q25", "q75", "iqr", "kernel", "mxnet", "message")
+MARKDOWN_COLUMNS = ("entry", "case", "inputs", "dtype", "ctx", "phase", "status",
                     "sample_count", "p50", "mean", "min", "p90", "p99", "max", "iqr", "kernel",
                     "message")
 
@@ -685,11 +811,12 @@ def build_parser():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--op", action="append", metavar="NAME",
-                      help="operator (mx.nd name, e.g. softmax, linalg.gemm2); repeatable")
+                      help="operator (softmax, linalg_gemm2) or variant (LeakyReLU_elu); "
+                           "repeatable")
     what.add_argument("--category", action="append", metavar="NAME",
-                      help="every catalogue operator of a category; repeatable")
+                      help="every catalogue entry of a category; repeatable")
     what.add_argument("--all", action="store_true", help="the whole catalogue")
-    what.add_argument("--list", action="store_true", help="list catalogue operators and exit")
+    what.add_argument("--list", action="store_true", help="list the catalogue and exit")
     parser.add_argument("--shape", action="append", type=parse_shape, metavar="D0,D1,...",
                         help="an input shape (repeat for each input; --op only)")
     parser.add_argument("--case", action="append", metavar="CLASS",
@@ -710,11 +837,12 @@ def build_parser():
 
 
 def list_catalogue():
-    lines = ["%-24s %-22s %s" % ("operator", "category", "shape classes")]
+    lines = ["%-28s %-20s %s" % ("entry", "category", "shape classes / dtypes")]
     for op in C.OPERATORS:
-        lines.append("%-24s %-22s %s" % (op.name, op.category, ", ".join(op.cases)))
+        lines.append("%-28s %-20s %s / %s" % (op.class_name, op.category, ", ".join(op.cases),
+                                              ", ".join(op.dtypes)))
     for name, reason in sorted(excluded().items()):
-        lines.append("%-24s %-22s %s" % (name, "(excluded)", reason))
+        lines.append("%-28s %-20s %s" % (name, "(excluded)", reason))
     return "\n".join(lines) + "\n"
 
 
@@ -725,9 +853,8 @@ def plan_from_args(args):
         for name in args.op:
             jobs += operator_jobs(name, args.shape, args.case, args.dtype, args.kwargs, backward)
         return jobs
-    categories = args.category or category_names()
     jobs = []
-    for category in categories:
+    for category in (args.category or category_names()):
         jobs += category_jobs(category, args.case, args.dtype, args.kwargs, backward)
     return jobs
 
@@ -748,7 +875,8 @@ def main(argv=None):
     except (NotImplementedError, RuntimeError, ValueError) as exc:
         print("mxbench.adhoc: error: %s" % exc, file=sys.stderr)
         return 2
-    rows = run_jobs(jobs, args.ctx, args.runs, args.warmup, args.profile)
+    rows = run_jobs(jobs, args.ctx, args.runs, args.warmup, args.profile,
+                    announce=not os.environ.get(CHILD_ENV))
     if args.profile and profiler_problem():
         print("mxbench.adhoc: " + profiler_problem(), file=sys.stderr)
     export.write_output(render(rows, args.format), args.output)
