@@ -1,0 +1,225 @@
+"""Which registered MXNet operators the catalogue benchmarks, for the installed MXNet.
+
+    python -m mxbench.coverage [--format text|markdown|json] [--list covered|excluded|missing|all]
+
+    from mxbench.coverage import coverage
+    report = coverage()          # a dict; report["counts"] has the numbers
+
+Public operators are the registered names without a leading underscore. Two counts:
+
+  names      every public name, with the deprecated aliases listed in the catalogue's
+             EXCLUDED counted once (they are left out of the count). A name is covered when the
+             catalogue has an entry for it, or for another name of the same registered operator
+             (broadcast_plus runs exactly what broadcast_add runs). Names are what MXNet's
+             opperf counted (245 on mxnet 1.9.1).
+  operators  distinct registered operators: every alias of one operator counted once (found by
+             the registry's op handle, so it is exact for the installed release).
+
+A name is excluded when EXCLUDED gives a reason; missing otherwise. Needs mxnet, not asv.
+"""
+import argparse
+import ctypes
+import json
+import os
+import sys
+from collections import OrderedDict
+
+try:
+    from benchmarks import catalogue as C
+except ImportError:  # run from elsewhere: the catalogue lives beside this package
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from benchmarks import catalogue as C
+
+COVERED, ALIAS, EXCLUDED, MISSING = "covered", "alias", "excluded", "missing"
+
+
+def registered_names(mx):
+    """All registered operator names (MXListAllOpNames works on every 1.x release)."""
+    getter = getattr(getattr(mx, "operator", None), "get_all_registered_operators", None)
+    if getter is not None:
+        return sorted(getter())
+    from mxnet.base import _LIB, check_call, py_str
+    size = ctypes.c_uint()
+    names = ctypes.POINTER(ctypes.c_char_p)()
+    check_call(_LIB.MXListAllOpNames(ctypes.byref(size), ctypes.byref(names)))
+    return sorted(py_str(names[i]) for i in range(size.value))
+
+
+def op_handles(mx, names):
+    """{name: registry handle}; names of one operator (aliases) share a handle."""
+    from mxnet.base import _LIB, OpHandle, c_str, check_call
+    handles = {}
+    for name in names:
+        handle = OpHandle()
+        check_call(_LIB.NNGetOpHandle(c_str(name), ctypes.byref(handle)))
+        handles[name] = handle.value
+    return handles
+
+
+def alias_groups(mx, names):
+    """[[name, ...]] per registered operator, each group sorted, groups in name order."""
+    groups = OrderedDict()
+    for name, handle in sorted(op_handles(mx, names).items()):
+        groups.setdefault(handle, []).append(name)
+    return sorted(groups.values())
+
+
+def coverage(mx=None, catalogue=C):
+    """The coverage report for the installed MXNet (or the `mx` module given), as a dict."""
+    if mx is None:
+        import mxnet as mx
+    public = [n for n in registered_names(mx) if not n.startswith("_")]
+    groups = alias_groups(mx, public)
+    group_of = dict((name, group) for group in groups for name in group)
+    entries = OrderedDict()
+    for op in catalogue.OPERATORS:
+        entries.setdefault(op.name, []).append(op.class_name)
+    excluded = catalogue.EXCLUDED
+
+    names = OrderedDict()
+    for name in public:
+        covered_by = [n for n in group_of[name] if n in entries]
+        if name in entries:
+            row = {"status": COVERED, "classes": entries[name]}
+        elif name in excluded:
+            row = {"status": EXCLUDED, "reason": excluded[name]}
+        elif covered_by:
+            row = {"status": ALIAS, "alias_of": covered_by[0], "classes": entries[covered_by[0]]}
+        else:
+            row = {"status": MISSING}
+        others = [n for n in group_of[name] if n != name]
+        if others:
+            row["same_operator_as"] = others
+        names[name] = row
+
+    def count(status):
+        return sum(1 for row in names.values() if row["status"] == status)
+
+    def group_status(group):
+        statuses = set(names[n]["status"] for n in group)
+        if statuses & {COVERED, ALIAS}:
+            return COVERED
+        return EXCLUDED if statuses == {EXCLUDED} else MISSING
+
+    group_statuses = [group_status(g) for g in groups]
+    counted = len(public) - count(EXCLUDED)
+    counts = OrderedDict([
+        ("public_names", len(public)),
+        ("excluded", count(EXCLUDED)),
+        ("counted_names", counted),
+        ("covered", count(COVERED) + count(ALIAS)),
+        ("covered_by_entry", count(COVERED)),
+        ("covered_by_alias", count(ALIAS)),
+        ("missing", count(MISSING)),
+        ("distinct_operators", len(groups)),
+        ("distinct_covered", group_statuses.count(COVERED)),
+        ("distinct_excluded", group_statuses.count(EXCLUDED)),
+        ("distinct_missing", group_statuses.count(MISSING)),
+    ])
+    stale = sorted(n for n in entries if n not in group_of)
+    return OrderedDict([
+        ("mxnet", getattr(mx, "__version__", "?")),
+        ("counts", counts),
+        ("names", names),
+        ("catalogue", OrderedDict([
+            ("entries", len(catalogue.OPERATORS)),
+            ("operators", len(entries)),
+            # Entries for operators this release does not register: they skip here.
+            ("not_in_this_release", stale),
+            ("excluded_not_registered", sorted(n for n in excluded if n not in group_of)),
+        ])),
+    ])
+
+
+# --- output ------------------------------------------------------------------------------------
+_LISTED = {"covered": (COVERED, ALIAS), "excluded": (EXCLUDED,), "missing": (MISSING,),
+           "all": (COVERED, ALIAS, EXCLUDED, MISSING)}
+
+
+def _rows(report, which):
+    """(name, status, detail) for the names `which` selects."""
+    rows = []
+    for name, row in report["names"].items():
+        if row["status"] not in _LISTED[which]:
+            continue
+        if row["status"] == COVERED:
+            detail = ", ".join(row["classes"])
+        elif row["status"] == ALIAS:
+            detail = "via %s (same registered operator)" % row["alias_of"]
+        elif row["status"] == EXCLUDED:
+            detail = row["reason"]
+        else:
+            detail = ""
+        rows.append((name, row["status"], detail))
+    return rows
+
+
+def summary_lines(report):
+    c = report["counts"]
+    return [
+        "MXNet %s: %d public operator names, %d excluded with a reason, %d counted"
+        % (report["mxnet"], c["public_names"], c["excluded"], c["counted_names"]),
+        "  covered %d of %d (%d by an entry, %d through an alias of one), missing %d"
+        % (c["covered"], c["counted_names"], c["covered_by_entry"], c["covered_by_alias"],
+           c["missing"]),
+        "  distinct registered operators (aliases counted once): %d; covered %d, excluded %d, "
+        "missing %d" % (c["distinct_operators"], c["distinct_covered"], c["distinct_excluded"],
+                        c["distinct_missing"]),
+        "  catalogue: %d entries for %d operators; not in this release: %s"
+        % (report["catalogue"]["entries"], report["catalogue"]["operators"],
+           ", ".join(report["catalogue"]["not_in_this_release"]) or "none"),
+    ]
+
+
+def format_text(report, which="missing"):
+    lines = summary_lines(report)
+    rows = _rows(report, which)
+    if rows:
+        width = max(len(r[0]) for r in rows)
+        lines += ["", "%s:" % which] + [("  %-*s  %-8s  %s" % (width, n, s, d)).rstrip()
+                                         for n, s, d in rows]
+    return "\n".join(lines) + "\n"
+
+
+def format_markdown(report, which="all"):
+    summary = summary_lines(report)
+    lines = ["## Operator coverage, mxnet %s" % report["mxnet"], "", summary[0], ""]
+    lines += ["- " + line.strip() for line in summary[1:]]
+    rows = _rows(report, which)
+    if rows:
+        lines += ["", "| operator | status | detail |", "|---|---|---|"]
+        lines += ["| `%s` | %s | %s |" % (n, s, d.replace("|", "\\|")) for n, s, d in rows]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m mxbench.coverage", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    parser.add_argument("--list", choices=("covered", "excluded", "missing", "all"),
+                        default=None, help="which names to list (text/markdown; default: "
+                        "missing, or all with --format markdown)")
+    parser.add_argument("--fail-under", type=int, default=None, metavar="N",
+                        help="exit 1 when fewer than N counted names are covered, or any "
+                        "is missing")
+    args = parser.parse_args(argv)
+    try:
+        report = coverage()
+    except ImportError as exc:
+        sys.stderr.write("mxbench.coverage: mxnet does not import: %s\n" % exc)
+        return 2
+    if args.format == "json":
+        sys.stdout.write(json.dumps(report, indent=1) + "\n")
+    elif args.format == "markdown":
+        sys.stdout.write(format_markdown(report, args.list or "all"))
+    else:
+        sys.stdout.write(format_text(report, args.list or "missing"))
+    if args.fail_under is not None:
+        counts = report["counts"]
+        if counts["covered"] < args.fail_under or counts["missing"]:
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,272 @@
+"""The catalogue is well formed, covers mxnet 1.9.1, and the benchmark code stays portable.
+
+The coverage tests use the installed MXNet (the .venv's 1.9.1): a public operator that is
+neither covered (by an entry, or by an entry for another name of the same registered
+operator) nor excluded with a reason fails them.
+"""
+import ast
+import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import _harness as H  # noqa: E402
+from benchmarks import bench_gluon, bench_operators  # noqa: E402
+from benchmarks import catalogue as C  # noqa: E402
+
+MIN_COVERED = 250  # of the 255 counted public names of mxnet 1.9.1
+CATALOGUE_RELEASE = "1.9.1"
+BENCHMARK_FILES = sorted((ROOT / "benchmarks").glob("*.py"))
+
+
+# --- well formed -------------------------------------------------------------------------------
+def test_class_names_are_unique_and_stable():
+    names = [op.class_name for op in C.OPERATORS]
+    assert len(names) == len(set(names)), [n for n in names if names.count(n) > 1]
+    for op in C.OPERATORS:
+        expected = op.name.replace(".", "_") + ("_" + op.variant if op.variant else "")
+        assert op.class_name == expected
+        assert op.class_name.isidentifier(), op.class_name
+    # Each operator has exactly one main entry; variants only beside it.
+    mains = [op.name for op in C.OPERATORS if not op.variant]
+    assert len(mains) == len(set(mains))
+    assert set(op.name for op in C.OPERATORS) == set(mains)
+
+
+def test_block_names_are_unique():
+    names = [block.name for block in C.BLOCKS]
+    assert len(names) == len(set(names))
+    assert all(name.isidentifier() for name in names)
+
+
+@pytest.mark.parametrize("op", C.OPERATORS, ids=lambda op: op.class_name)
+def test_entry_is_well_formed(op):
+    assert op.cases, "no cases"
+    assert set(op.cases) <= set(C.SHAPE_CLASSES), list(op.cases)
+    assert op.dtypes and len(op.dtypes) == len(set(op.dtypes))
+    assert set(op.dtypes) <= set(C.DTYPES), op.dtypes
+    assert op.category and op.call in ("imperative", "symbol")
+    assert op.prepare is None or op.prepare in H.PREPARE
+    assert isinstance(op.version, int) and op.version >= 1
+    for name, the_case in op.cases.items():
+        assert isinstance(the_case, C.Case)
+        tensors = list(the_case.inputs) + [v for v in the_case.kwargs.values()
+                                           if isinstance(v, C.Tensor)]
+        for tensor in tensors:
+            assert isinstance(tensor, C.Tensor), tensor
+            assert all(isinstance(n, int) and n > 0 for n in tensor.shape), tensor
+            assert tensor.fill in C.FILLS
+            assert tensor.dtype is None or tensor.dtype in C.DTYPES
+            if tensor.fill == "index":
+                assert tensor.high is not None, "index fill needs high"
+        refs = [v for v in flatten(the_case.kwargs.values()) if isinstance(v, C.Input)]
+        for ref in refs:
+            if isinstance(ref.key, int):
+                assert 0 <= ref.key < len(the_case.inputs), ref
+            else:
+                assert isinstance(the_case.kwargs.get(ref.key), C.Tensor), ref
+
+
+def flatten(values):
+    for value in values:
+        if isinstance(value, list):
+            for item in flatten(value):
+                yield item
+        else:
+            yield value
+
+
+def test_index_inputs_are_not_float16():
+    """Indices above 2048 are not exact in float16 (and may round onto `high`)."""
+    for op in C.OPERATORS:
+        for the_case in op.cases.values():
+            for tensor in the_case.inputs:
+                if tensor.fill in ("index", "rois") and tensor.dtype is None:
+                    assert "float16" not in op.dtypes, op.class_name
+
+
+@pytest.mark.parametrize("block", C.BLOCKS, ids=lambda block: block.name)
+def test_block_is_well_formed(block):
+    assert set(block.cases) <= set(C.SHAPE_CLASSES)
+    assert set(block.dtypes) <= set(C.DTYPES)
+    assert block.build in bench_gluon.FACTORIES
+    for shape in block.cases:
+        assert isinstance(bench_gluon.block_case(block, shape), C.Case)
+
+
+# --- generated classes ---------------------------------------------------------------------------
+def generated(module, base):
+    """{class __name__ (the name asv gives it): class} of the generated benchmark classes."""
+    return dict((value.__name__, value) for value in vars(module).values()
+                if isinstance(value, type) and issubclass(value, base) and value is not base)
+
+
+def test_every_operator_class_is_generated_with_a_version():
+    classes = generated(bench_operators, bench_operators._OperatorBenchmark)
+    assert set(classes) == set(op.class_name for op in C.OPERATORS)
+    for op in C.OPERATORS:
+        cls = classes[op.class_name]
+        # Set on the class itself, never left to asv's hash of the source.
+        assert cls.__dict__["version"] == "%s.%s" % (H.HARNESS_VERSION, op.version)
+        assert cls.params == [list(op.cases), list(op.dtypes), bench_operators.DEVICES]
+        assert cls.param_names == ["shape", "dtype", "device"]
+        assert hasattr(cls, "time_forward") and hasattr(cls, "track_forward_peak_rss")
+        assert hasattr(cls, "time_forward_backward") == bool(op.backward)
+
+
+def test_every_block_class_is_generated_with_a_version():
+    classes = generated(bench_gluon, bench_gluon._BlockBenchmark)
+    assert set(classes) == set(block.name for block in C.BLOCKS)
+    for block in C.BLOCKS:
+        cls = classes[block.name]
+        assert cls.__dict__["version"] == "%s.%s" % (H.HARNESS_VERSION, block.version)
+        assert cls.params[0] == list(block.cases)
+
+
+def test_no_module_global_configures_asv():
+    """asv_runner takes repeat/number/rounds/... from the method, class, then module: no
+    generated class may sit in a module global of such a name (the `repeat` operator)."""
+    for module in (bench_operators, bench_gluon):
+        clashes = [name for name in vars(module) if name in bench_operators.ASV_ATTRIBUTES]
+        assert not clashes, (module.__name__, clashes)
+
+
+def test_asv_runner_sees_default_settings():
+    """Through asv_runner's own discovery: a benchmark of the `repeat` class and a plain one."""
+    pytest.importorskip("asv_runner")
+    from asv_runner.discovery import get_benchmark_from_name
+    for name in ("bench_operators.repeat.time_forward-0", "bench_operators.exp.time_forward-0",
+                 "bench_gluon.Dense.time_forward-0"):
+        bench = get_benchmark_from_name(str(ROOT / "benchmarks"), name)
+        assert bench.name == name.split("-")[0]
+        assert (bench.repeat, bench.number, bench.rounds) == (0, 0, 2), name
+        assert bench.version.startswith(H.HARNESS_VERSION + "."), name
+
+
+def test_grid_size_is_bounded():
+    """The default grid stays affordable: a guard against a change that multiplies it."""
+    cpu_points = 0
+    for op in C.OPERATORS:
+        methods = 3 if op.backward else 2
+        cpu_points += len(op.cases) * len(op.dtypes) * methods
+    for block in C.BLOCKS:
+        cpu_points += len(block.cases) * len(block.dtypes) * len(bench_gluon.MODES) * 2
+    assert cpu_points <= 2000, cpu_points
+
+
+# --- portability ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("path", BENCHMARK_FILES, ids=lambda p: p.name)
+def test_benchmarks_parse_as_python_37(path):
+    """Benchmark environments may run Python 3.7: no walrus, no positional-only parameters."""
+    ast.parse(path.read_text(), filename=str(path), feature_version=(3, 7))
+
+
+def test_benchmarks_import_without_mxnet():
+    """No mxnet attribute is touched at import time: the suite imports with no mxnet at all."""
+    code = ("import sys; sys.modules['mxnet'] = None\n"
+            "import benchmarks.bench_operators, benchmarks.bench_gluon, benchmarks.catalogue\n"
+            "from benchmarks import _harness as H; assert H.mx is None\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout
+
+
+# --- coverage on the installed release ------------------------------------------------------
+@pytest.fixture(scope="module")
+def report():
+    mx = pytest.importorskip("mxnet")
+    if mx.__version__ != CATALOGUE_RELEASE:
+        pytest.skip("coverage is checked against mxnet %s (installed: %s)"
+                    % (CATALOGUE_RELEASE, mx.__version__))
+    from mxbench.coverage import coverage
+    return coverage(mx)
+
+
+def test_every_public_operator_is_covered_or_excluded(report):
+    missing = [name for name, row in report["names"].items() if row["status"] == "missing"]
+    assert not missing, ("public mxnet operators neither in the catalogue nor in EXCLUDED "
+                         "(add an entry, or a reason): %s" % missing)
+    assert report["counts"]["distinct_missing"] == 0
+
+
+def test_coverage_reaches_the_target(report):
+    counts = report["counts"]
+    assert counts["covered"] >= MIN_COVERED, counts
+    assert counts["covered"] + counts["excluded"] + counts["missing"] == counts["public_names"]
+
+
+def test_catalogue_names_are_registered(report):
+    assert report["catalogue"]["not_in_this_release"] == []
+    assert report["catalogue"]["excluded_not_registered"] == []
+
+
+def test_exclusions_have_reasons_and_no_entry():
+    for name, reason in C.EXCLUDED.items():
+        assert reason and reason.strip(), name
+        assert name not in set(op.name for op in C.OPERATORS), name
+
+
+# Gradient kernels registered under a name other than _backward_<name or an alias>.
+GRADIENT_KERNELS = dict(
+    [("random_pdf_" + d, "_backward_pdf_" + d) for d in (
+        "uniform", "normal", "exponential", "gamma", "poisson", "negative_binomial",
+        "generalized_negative_binomial", "dirichlet")]
+    + [("LinearRegressionOutput", "_backward_linear_reg_out"),
+       ("LogisticRegressionOutput", "_backward_logistic_reg_out"),
+       ("MAERegressionOutput", "_backward_mae_reg_out")])
+# Gradients MXNet composes from forward operators, with no _backward_ kernel of their own.
+GRADIENT_FROM_OPERATORS = {
+    "exp": "the output times the head gradient (_mul)",
+    "batch_dot": "two batch_dot calls, one per input",
+}
+
+
+def test_backward_only_where_mxnet_has_a_gradient(report):
+    """Backward entries: a `_backward_` kernel for the operator (under its name or an alias's),
+    or a gradient MXNet composes from other operators (listed above, with how). That the
+    gradient runs, and is finite, is the smoke test's part."""
+    import mxnet as mx
+    from mxbench.coverage import op_handles
+    registered = mx.operator.get_all_registered_operators()
+    handles = op_handles(mx, registered)
+    names_of = {}
+    for name, handle in handles.items():
+        names_of.setdefault(handle, []).append(name)
+    without = []
+    for op in C.OPERATORS:
+        if not op.backward:
+            continue
+        candidates = ["_backward_" + n.lstrip("_") for n in names_of[handles[op.name]]]
+        candidates.append(GRADIENT_KERNELS.get(op.name, ""))
+        if not any(c in handles for c in candidates) and op.name not in GRADIENT_FROM_OPERATORS:
+            without.append(op.class_name)
+    assert not without, "backward=True without a gradient kernel: %s" % without
+
+
+def test_coverage_command_formats():
+    pytest.importorskip("mxnet")
+    for fmt in ("text", "markdown", "json"):
+        proc = subprocess.run([sys.executable, "-m", "mxbench.coverage", "--format", fmt],
+                              cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert "covered" in proc.stdout
+
+
+def test_coverage_reports_a_dropped_entry_as_missing(report):
+    """The checker itself: an operator whose entry disappears shows up as missing."""
+    import types
+    import mxnet as mx
+    from mxbench.coverage import coverage
+    fake = types.SimpleNamespace(OPERATORS=[op for op in C.OPERATORS if op.name != "abs"],
+                                 EXCLUDED=C.EXCLUDED)
+    dropped = coverage(mx, catalogue=fake)
+    assert dropped["names"]["abs"]["status"] == "missing"
+    assert dropped["counts"]["missing"] == 1
+    assert dropped["counts"]["covered"] == report["counts"]["covered"] - 1

@@ -1,0 +1,193 @@
+"""Every benchmark at every parameter point, once, on the installed MXNet (no asv).
+
+Each generated class is instantiated and driven the way asv_runner drives it: setup, every
+time_/track_ method once, teardown. NotImplementedError from setup is a skip, as in asv, with
+one difference: strict mode (the default here; MXBENCH_STRICT=0 turns it off, for runs on old
+releases) makes an MXNetError from our calls a failure, allows no skip but "no GPU", and
+requires finite outputs and gradients. So bad catalogue inputs fail this test instead of
+turning into silent NaNs or n/a in asv.
+
+GPU points skip unless this MXNet sees a GPU. Entries marked `isolate` in the catalogue (with a
+history of crashing the process) run in a child process, so a crash fails one test only.
+
+    .venv/bin/python -m pytest tests/test_smoke.py -x -q
+"""
+import itertools
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import _harness as H  # noqa: E402
+from benchmarks import bench_gluon, bench_operators  # noqa: E402
+from benchmarks import catalogue as C  # noqa: E402
+
+# Strict unless MXBENCH_STRICT=0. Set on the harness for this module only (strict_harness):
+# another test module may have imported it first, with the environment's default (lenient).
+STRICT = os.environ.get("MXBENCH_STRICT", "1") not in ("", "0")
+ISOLATED_TIMEOUT = 300
+# In strict mode the only skip that is not ours to fix: no GPU. (A missing operator or Gluon
+# class is a skip on old releases, but on the release the catalogue is written for, a typo.)
+ALLOWED_SKIPS = ("no GPU visible",)
+
+
+def benchmark_methods(cls):
+    return sorted(name for name in dir(cls) if name.startswith(("time_", "track_")))
+
+
+# Outputs that are not results, by entry: (indices, why).
+UNCHECKED_OUTPUTS = {
+    "LeakyReLU_rrelu": (1,),  # the random-slope mask: left unwritten outside training
+}
+
+
+def non_finite(arrays):
+    """Names of float arrays holding NaN or infinity (bad inputs often show up this way)."""
+    bad = []
+    for i, arr in enumerate(arrays):
+        values = arr.asnumpy()
+        if np.issubdtype(values.dtype, np.floating) and not np.isfinite(values).all():
+            bad.append("#%d %s %s" % (i, values.dtype, values.shape))
+    return bad
+
+
+def check_finite(bench, params):
+    """Operator benchmarks: outputs and gradients are finite, so the inputs are in domain."""
+    call = getattr(bench, "call", None)
+    if call is None or not STRICT:
+        return
+    outputs = H.heads(call.forward())
+    unchecked = UNCHECKED_OUTPUTS.get(bench.operator.class_name, ())
+    bad = non_finite([o for i, o in enumerate(outputs) if i not in unchecked])
+    assert not bad, "non-finite outputs %s" % bad
+    if bench.operator.backward:
+        call.forward_backward()
+        grads = [g.grad for g in call.grads] if hasattr(call, "grads") else \
+            [g for g in call.exe.grad_arrays if g is not None]
+        bad = non_finite(grads)
+        assert not bad, "non-finite gradients %s" % bad
+
+
+def run_point(cls, params):
+    """Drive one parameter point; returns None, or the skip message."""
+    bench = cls()
+    try:
+        bench.setup(*params)
+    except NotImplementedError as exc:
+        return str(exc) or "NotImplementedError"
+    skipped = []
+    try:
+        check_finite(bench, params)
+        for name in benchmark_methods(cls):
+            try:
+                getattr(bench, name)(*params)
+            except NotImplementedError as exc:  # H.skip() from a method (non-strict only)
+                skipped.append("%s: %s" % (name, exc))
+    finally:
+        teardown = getattr(bench, "teardown", None)
+        if teardown is not None:
+            teardown(*params)
+    return "; ".join(skipped) or None
+
+
+def run_class(cls):
+    """Every parameter point of one class; returns [(params, skip message)] for the skips."""
+    skips = []
+    for params in itertools.product(*cls.params):
+        try:
+            message = run_point(cls, params)
+        except Exception as exc:
+            raise AssertionError("%s%r: %s: %s" % (cls.__name__, params, type(exc).__name__,
+                                                   H._first_line(exc)))
+        if message is not None:
+            skips.append((params, message))
+    return skips
+
+
+def check_skips(cls, skips):
+    """In strict mode, every skip must be the machine's or the release's, not ours."""
+    if not STRICT:
+        return
+    ours = [(p, m) for p, m in skips if not any(reason in m for reason in ALLOWED_SKIPS)]
+    assert not ours, "%s skipped for our own reasons: %s" % (cls.__name__, ours)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def strict_harness():
+    if H.mx is None:
+        pytest.skip("mxnet does not import: %s" % H._IMPORT_ERROR)
+    saved, H.STRICT = H.STRICT, STRICT
+    H._CALLS.clear()  # nothing prepared under another mode
+    yield
+    H.STRICT = saved
+
+
+@pytest.mark.parametrize("op", C.OPERATORS, ids=lambda op: op.class_name)
+def test_operator(op):
+    cls = getattr(bench_operators, bench_operators.global_name(op.class_name))
+    if op.isolate:
+        run_isolated("bench_operators", bench_operators.global_name(op.class_name))
+        return
+    check_skips(cls, run_class(cls))
+
+
+@pytest.mark.parametrize("block", C.BLOCKS, ids=lambda block: block.name)
+def test_block(block):
+    cls = getattr(bench_gluon, block.name)
+    check_skips(cls, run_class(cls))
+
+
+def run_isolated(module, class_name):
+    """Run one class's points in a child process: a crash there fails this test only."""
+    code = ("import sys; sys.path.insert(0, %r)\n"
+            "from tests import test_smoke as s\n"
+            "from benchmarks import %s as m\n"
+            "s.H.STRICT = s.STRICT\n"
+            "cls = getattr(m, %r)\n"
+            "s.check_skips(cls, s.run_class(cls))\n" % (str(ROOT), module, class_name))
+    started = time.time()
+    env = dict(os.environ, MXBENCH_STRICT="1" if STRICT else "0")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True,
+                          timeout=ISOLATED_TIMEOUT, env=env)
+    assert proc.returncode == 0, "%s.%s exited with %d after %.1fs:\n%s" % (
+        module, class_name, proc.returncode, time.time() - started, proc.stdout[-3000:])
+
+
+def defined_classes(module, base):
+    return set(value.__name__ for value in vars(module).values()
+               if isinstance(value, type) and issubclass(value, base) and value is not base)
+
+
+def test_every_generated_class_is_driven():
+    """The parametrized tests above reach every class the benchmark modules define."""
+    assert defined_classes(bench_operators, bench_operators._OperatorBenchmark) == \
+        set(op.class_name for op in C.OPERATORS)
+    assert defined_classes(bench_gluon, bench_gluon._BlockBenchmark) == \
+        set(block.name for block in C.BLOCKS)
+
+
+def test_strict_mode_fails_bad_inputs_that_lenient_mode_skips():
+    """dot of (4, 3) by (4, 3): our mistake. Strict: MXNetError; lenient: a skip (n/a)."""
+    bad = C.Operator("dot", "gemm", [("small", C.case(C.T(4, 3), C.T(4, 3)))])
+    ctx = H.context("cpu")
+    saved = H.STRICT
+    try:
+        H.STRICT = True
+        H._CALLS.clear()
+        with pytest.raises(H.mx.base.MXNetError):
+            H.prepare_call(bad, "small", "float32", ctx)
+        H.STRICT = False
+        H._CALLS.clear()
+        with pytest.raises(NotImplementedError, match="rejects"):
+            H.prepare_call(bad, "small", "float32", ctx)
+    finally:
+        H.STRICT = saved
+        H._CALLS.clear()
