@@ -1,0 +1,67 @@
+"""Where the time of a run goes: asv's recorded duration per benchmark, summed.
+
+    python -m mxbench.cost --release 1.9.1 --flavor cpu-mkldnn [--machine M] [--top 15]
+
+asv stores, for every benchmark of a result file, the wall time it took to run (all its
+parameter points, all rounds); the per-environment total plus the environment's install
+time is the cost of one (release, flavor) run.
+"""
+import argparse
+import os
+import sys
+from collections import defaultdict
+
+from tabulate import tabulate
+
+from mxbench import asvtools
+from mxbench.export import release_tags
+
+
+def durations(results_dir, machine, commit, env_name):
+    """{benchmark: seconds} and the build/install seconds for one result file."""
+    from asv.results import iter_results_for_machine_and_hash
+    for result in iter_results_for_machine_and_hash(results_dir, machine, commit):
+        if result.env_name == env_name:
+            per = {k: result.duration.get(k) or 0.0 for k in result.get_all_result_keys()}
+            build = sum(v for k, v in result.duration.items() if k.startswith("<"))
+            return per, build
+    raise SystemExit("no result for %s in %s on machine %s" % (commit[:8], env_name, machine))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m mxbench.cost", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", default=asvtools.DEFAULT_CONFIG)
+    parser.add_argument("--machine", default=None)
+    parser.add_argument("--release", required=True)
+    parser.add_argument("--flavor", default="cpu-mkldnn")
+    parser.add_argument("--top", type=int, default=15)
+    args = parser.parse_args(argv)
+    conf = asvtools.read_config(args.config)
+    base = os.path.dirname(os.path.abspath(args.config))
+    commit = {t: c for c, t in release_tags(os.path.join(base, conf["repo"])).items()}[args.release]
+    env_name = asvtools.environment_for_flavor(args.flavor, args.config)
+    per, build = durations(os.path.join(base, conf["results_dir"]),
+                           args.machine or asvtools.machine_name(), commit, env_name)
+    by_module = defaultdict(float)
+    by_method = defaultdict(float)
+    for name, seconds in per.items():
+        by_module[name.split(".")[0]] += seconds
+        by_method[name.rsplit(".", 1)[-1]] += seconds
+    total = sum(per.values())
+    print("%s %s: %d benchmarks, %.0f s benchmarking + %.0f s install = %.1f min"
+          % (args.release, args.flavor, len(per), total, build, (total + build) / 60))
+    print()
+    print(tabulate(sorted(by_module.items(), key=lambda kv: -kv[1]),
+                   headers=["module", "seconds"], floatfmt=".0f"))
+    print()
+    print(tabulate(sorted(by_method.items(), key=lambda kv: -kv[1]),
+                   headers=["method", "seconds"], floatfmt=".0f"))
+    print()
+    print(tabulate(sorted(per.items(), key=lambda kv: -kv[1])[:args.top],
+                   headers=["slowest benchmarks", "seconds"], floatfmt=".1f"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
