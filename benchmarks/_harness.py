@@ -24,7 +24,7 @@ HARNESS_VERSION = "1"
 SEED = 20221121
 BUILD_MARKER = "mxbench-build.json"
 # With MXBENCH_NO_BUILD=fail a missing build is a failure (null) instead of a skip (NaN):
-# `asv find` walks past failed commits but would bisect on NaN ones (env_matrix find sets it).
+# plain `asv find` walks past failed commits but would bisect on NaN ones (see README).
 NO_BUILD_ACTION = os.environ.get("MXBENCH_NO_BUILD", "skip")
 
 

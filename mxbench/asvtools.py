@@ -81,9 +81,7 @@ def environment_names(config=DEFAULT_CONFIG):
     conf = Config.load(config)
     names = {}
     for env in get_environments(conf, None, verbose=False):
-        flavor = env._env_vars.get("MXNET_FLAVOR") if hasattr(env, "_env_vars") else None
-        flavor = flavor or dict(env.env_vars).get("MXNET_FLAVOR")
-        names[flavor] = env.name
+        names[env.env_vars.get("MXNET_FLAVOR")] = env.name
     return names
 
 

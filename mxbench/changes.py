@@ -168,6 +168,22 @@ def aa_summary(changes):
                                   else float("nan"))}
 
 
+def by_kind(changes):
+    """Group points by what they measure: timings of small (dispatch-bound) shapes, other
+    timings, the peak-RSS tracks and the other tracks; their noise differs a lot."""
+    groups = {}
+    for c in changes:
+        method = c.name.split("(")[0].rsplit(".", 1)[-1]
+        if method.startswith("time_"):
+            kind = "time, small shape" if "'small'" in c.name else "time, other shapes"
+        elif "peak_rss" in method:
+            kind = "track, peak RSS"
+        else:
+            kind = "track, other"
+        groups.setdefault(kind, []).append(c)
+    return groups
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mxbench.changes", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -184,6 +200,7 @@ def main(argv=None):
     aa.add_argument("--machine-b", required=True)
     aa.add_argument("--release", required=True)
     aa.add_argument("--flavor", default="cpu-mkldnn")
+    aa.add_argument("-v", "--verbose", action="store_true", help="list every flagged point")
     args = parser.parse_args(argv)
 
     conf = asvtools.read_config(args.config)
@@ -215,9 +232,15 @@ def main(argv=None):
               args.release, args.flavor, args.machine_a, args.machine_b, args.factor,
               summary["points"], summary["flagged"], 100 * summary["median_abs_log_ratio"],
               100 * summary["p90_abs_log_ratio"]))
-    for c in changes:
-        if c.verdict != "same":
-            print("  flagged: %s  %.3g -> %.3g (%.2fx)" % (c.name, c.before, c.after, c.ratio))
+    for group, members in sorted(by_kind(changes).items()):
+        part = aa_summary(members)
+        print("  %-28s %5d points, %4d flagged, median |log ratio| %.2f%%, p90 %.2f%%" % (
+            group, part["points"], part["flagged"], 100 * part["median_abs_log_ratio"],
+            100 * part["p90_abs_log_ratio"]))
+    if args.verbose:
+        for c in changes:
+            if c.verdict != "same":
+                print("  flagged: %s  %.3g -> %.3g (%.2fx)" % (c.name, c.before, c.after, c.ratio))
     return 0
 
 

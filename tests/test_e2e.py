@@ -110,3 +110,16 @@ def test_unknown_flavor_and_release_are_clear_errors(asv_e2e):
     assert proc.returncode == 2 and "unknown flavor 'cpu-fast'" in proc.stdout
     proc = asv_e2e.mxbench("run", "1.9.7")
     assert proc.returncode == 2 and "unknown MXNet release '1.9.7'" in proc.stdout
+
+
+def test_the_suite_imports_and_runs_on_the_oldest_release(asv_e2e):
+    """1.0.0.post4: operators that exist are measured, ones added later skip (not fail)."""
+    proc = asv_e2e.mxbench("run", "1.0.0.post4", "--flavor", "cpu-openblas", "--bench",
+                           r"^bench_operators\.(dot|LayerNorm)\.time_forward\(", "--",
+                           "-a", "rounds=1", "-a", "repeat=2")
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    result = asv_e2e.result_file("1.0.0.post4", "cpu-openblas")
+    dot = values(result, "bench_operators.dot.time_forward")
+    assert any(v is not None and not math.isnan(v) for v in dot)
+    layer_norm = values(result, "bench_operators.LayerNorm.time_forward")
+    assert layer_norm and all(v is not None and math.isnan(v) for v in layer_norm)
