@@ -1,6 +1,7 @@
 """Shared fixtures. `asv_e2e` runs the real asv, with real MXNet wheels, once per session."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -70,4 +71,7 @@ def asv_e2e(tmp_path_factory):
     proc = project.mxbench("run", *E2E_RELEASES, "--bench", E2E_BENCH, "--", *E2E_ATTRS)
     project.first_run = proc
     assert proc.returncode == 0, proc.stdout[-5000:]
+    # Later tests add runs (find, other releases); tests about this run read a snapshot.
+    project.first_results = project.base / "first-results"
+    shutil.copytree(str(project.results_dir), str(project.first_results))
     return project

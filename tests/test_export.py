@@ -47,7 +47,7 @@ def run_export(*args):
 
 @pytest.fixture(scope="module")
 def rows(asv_e2e):
-    return export.collect_rows(asv_e2e.results_dir, repo=asv_e2e.ladder)
+    return export.collect_rows(asv_e2e.first_results, repo=asv_e2e.ladder)
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,7 @@ def rows_by_key(rows):
 
 
 def test_one_row_per_benchmark_param_env_commit(asv_e2e, rows):
-    expected = sum(1 for data in raw_result_files(asv_e2e.results_dir)
+    expected = sum(1 for data in raw_result_files(asv_e2e.first_results)
                    for _ in raw_combinations(data))
     assert expected > 0
     assert len(rows) == expected
@@ -67,7 +67,7 @@ def test_one_row_per_benchmark_param_env_commit(asv_e2e, rows):
 
 
 def test_rows_match_the_raw_files(asv_e2e, rows_by_key):
-    for data in raw_result_files(asv_e2e.results_dir):
+    for data in raw_result_files(asv_e2e.first_results):
         for name, index, columns in raw_combinations(data):
             row = rows_by_key[(data["commit_hash"], data["env_name"], name)][index]
             value = columns["result"][index] if columns["result"] is not None else None
@@ -118,7 +118,7 @@ def test_machine_and_release_tags(asv_e2e, rows):
 
 
 def test_without_a_repo_the_tag_is_empty(asv_e2e):
-    assert {r["tag"] for r in export.collect_rows(asv_e2e.results_dir)} == {""}
+    assert {r["tag"] for r in export.collect_rows(asv_e2e.first_results)} == {""}
 
 
 def remove_samples_copy(results_dir, target):
@@ -133,7 +133,7 @@ def remove_samples_copy(results_dir, target):
 
 
 def test_asv_summary_rows_fill_only_what_asv_kept(asv_e2e, rows, tmp_path):
-    target = remove_samples_copy(asv_e2e.results_dir, tmp_path / "results")
+    target = remove_samples_copy(asv_e2e.first_results, tmp_path / "results")
     summary_rows = export.collect_rows(target, repo=asv_e2e.ladder)
     assert len(summary_rows) == len(rows)
     with_stats = [r for r in summary_rows if r["stats_source"] == "asv-summary"]
@@ -152,7 +152,7 @@ def test_asv_summary_rows_fill_only_what_asv_kept(asv_e2e, rows, tmp_path):
 
 
 def test_cli_json_csv_markdown_parse_back(asv_e2e, rows):
-    base = [asv_e2e.results_dir, "--repo", asv_e2e.ladder]
+    base = [asv_e2e.first_results, "--repo", asv_e2e.ladder]
     out = run_export(*base + ["--format", "json"])
     assert out.returncode == 0, out.stderr
     assert "exported %d rows" % len(rows) in out.stderr
@@ -175,7 +175,7 @@ def test_cli_json_csv_markdown_parse_back(asv_e2e, rows):
 
 def test_cli_writes_a_file_and_filters(asv_e2e, rows, tmp_path):
     target = tmp_path / "softmax.json"
-    out = run_export(asv_e2e.results_dir, "--format", "json", "-o", target,
+    out = run_export(asv_e2e.first_results, "--format", "json", "-o", target,
                      "--benchmark", r"softmax", "--env", "mkldnn", "--ok-only")
     assert out.returncode == 0, out.stderr
     assert out.stdout == ""
@@ -183,7 +183,7 @@ def test_cli_writes_a_file_and_filters(asv_e2e, rows, tmp_path):
     assert picked and len(picked) < len(rows)
     assert all("softmax" in r["benchmark"] and "mkldnn" in r["env"] and r["status"] == "ok"
                for r in picked)
-    by_params = run_export(asv_e2e.results_dir, "--format", "json",
+    by_params = run_export(asv_e2e.first_results, "--format", "json",
                            "--benchmark", r"\(.*shape=small")
     small = json.loads(by_params.stdout)
     assert small and all("shape=small" in r["params"] for r in small)
