@@ -18,7 +18,7 @@ import statistics
 import sys
 from collections import namedtuple
 
-from env_matrix.matrix import load
+from env_matrix.matrix import OK, load
 from mxbench import asvtools
 from mxbench.export import human_value, load_benchmark_info, release_tags
 
@@ -82,19 +82,31 @@ def measured_releases(results_dir, machine, env_name, ladder_dir):
     mdir = os.path.join(results_dir, machine)
     files = os.listdir(mdir) if os.path.isdir(mdir) else []
     have = {f.split("-", 1)[0] for f in files if f.endswith("-%s.json" % env_name)}
-    return [(r, by_tag[r]) for r in matrix.releases() if r in by_tag and by_tag[r][:8] in have]
+    flavor = next((f for f, e in asvtools.environment_names().items() if e == env_name), None)
+    built = {r for r in matrix.releases()
+             if flavor is None or matrix.resolve(r, flavor).status == OK}
+    return [(r, by_tag[r]) for r in matrix.releases()
+            if r in by_tag and r in built and by_tag[r][:8] in have]
 
 
-def release_changes(results_dir, machine, ladder_dir, env_names, factor):
-    """{flavor: [(release_a, release_b, [Change])]} for consecutive measured releases."""
+def release_changes(results_dir, machine, ladder_dir, env_names, factor, timings_only=True):
+    """{flavor: [(release_a, release_b, [Change])]} for consecutive measured releases.
+
+    By default only timings: the peak-RSS tracks flip between 0 and a buffer size from run
+    to run (see README, Measurement), which would crowd out real changes."""
     info = load_benchmark_info(results_dir)
     report = {}
     for flavor, env_name in env_names.items():
         chain = measured_releases(results_dir, machine, env_name, ladder_dir)
         loaded = [(r, points(results_dir, machine, c, env_name, info)) for r, c in chain]
         loaded = [(r, p) for r, p in loaded if any(measured(x.value) for x in p.values())]
-        report[flavor] = [(ra, rb, compare(pa, pb, factor))
-                          for (ra, pa), (rb, pb) in zip(loaded, loaded[1:])]
+        pairs = []
+        for (ra, pa), (rb, pb) in zip(loaded, loaded[1:]):
+            changes = compare(pa, pb, factor)
+            if timings_only:
+                changes = [c for c in changes if c.unit == "seconds"]
+            pairs.append((ra, rb, changes))
+        report[flavor] = pairs
     return report
 
 
@@ -132,6 +144,11 @@ def markdown_report(report, machine, factor, top):
     return "\n".join(lines) + "\n"
 
 
+def short_name(name):
+    """'bench_operators.dot.time_forward('medium', 'float32', 'cpu')' -> 'dot.time_forward(medium, float32, cpu)'."""
+    return name.replace("bench_operators.", "").replace("bench_", "").replace("'", "")
+
+
 def chart(report, path, top):
     """A horizontal bar chart of the largest significant changes (log2 of the ratio)."""
     import matplotlib
@@ -141,8 +158,10 @@ def chart(report, path, top):
     for flavor, pairs in report.items():
         for ra, rb, changes in pairs:
             for c in changes:
-                if c.verdict != "same" and not is_rate(c.unit):
-                    rows.append(("%s %s→%s  %s" % (flavor, ra, rb, c.name), math.log2(c.ratio)))
+                # timings only: a ratio of memory that went to 0 has no log
+                if c.verdict != "same" and c.unit == "seconds" and c.ratio > 0:
+                    rows.append(("%s→%s %s  %s" % (ra, rb, flavor, short_name(c.name)),
+                                 math.log2(c.ratio)))
     rows = sorted(rows, key=lambda r: abs(r[1]), reverse=True)[:top]
     rows.reverse()
     fig, ax = plt.subplots(figsize=(11, 0.32 * max(len(rows), 3) + 1.2))
@@ -151,7 +170,7 @@ def chart(report, path, top):
                 color=["#c0392b" if r[1] > 0 else "#27ae60" for r in rows])
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_xlabel("log2(new time / old time): right = slower (red), left = faster (green)")
-    ax.set_title("Largest significant changes between consecutive MXNet releases")
+    ax.set_title("Largest significant changes between consecutive MXNet releases", fontsize=10)
     ax.tick_params(axis="y", labelsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -195,6 +214,8 @@ def main(argv=None):
     rel.add_argument("--top", type=int, default=10)
     rel.add_argument("-o", "--output", help="Markdown file (default: stdout)")
     rel.add_argument("--chart", help="PNG of the largest changes")
+    rel.add_argument("--all-kinds", action="store_true",
+                     help="also the track_ benchmarks (peak RSS, GB/s), not only timings")
     aa = sub.add_parser("aa")
     aa.add_argument("--machine-a", required=True)
     aa.add_argument("--machine-b", required=True)
@@ -210,7 +231,8 @@ def main(argv=None):
     env_names = asvtools.environment_names(args.config)
     if args.command == "releases":
         machine = args.machine or asvtools.machine_name()
-        report = release_changes(results_dir, machine, ladder_dir, env_names, args.factor)
+        report = release_changes(results_dir, machine, ladder_dir, env_names, args.factor,
+                                 timings_only=not args.all_kinds)
         text = markdown_report(report, machine, args.factor, args.top)
         if args.output:
             with open(args.output, "w") as fh:
