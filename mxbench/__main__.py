@@ -28,11 +28,6 @@ def cmd_setup(args):
     return 0
 
 
-def ladder_path(config):
-    conf = asvtools.read_config(config)
-    return os.path.join(os.path.dirname(os.path.abspath(config)), conf["repo"])
-
-
 def print_plan(matrix, releases, flavors, config):
     """What each (release, flavor) will install, so a missing build is said up front."""
     conf = asvtools.read_config(config)
@@ -69,7 +64,7 @@ def cmd_run(args, asv_extra):
     print_plan(matrix, releases, flavors, args.config)
     asvtools.ensure_ladder(args.config)
     machine = asvtools.ensure_machine(args.machine)
-    by_tag = tags(ladder_path(args.config))
+    by_tag = tags(asvtools.project_dirs(args.config)[0])
     # HASHFILE: exactly these commits, whatever their order on the ladder.
     with tempfile.NamedTemporaryFile("w", suffix=".hashes", delete=False) as fh:
         fh.write("\n".join(by_tag[r] for r in releases) + "\n")

@@ -68,9 +68,21 @@ def ensure_machine(name=None):
     return name
 
 
+def project_dirs(config=DEFAULT_CONFIG):
+    """(ladder repo, results dir) of a config, resolved against its folder as asv does."""
+    conf = read_config(config)
+    base = os.path.dirname(os.path.abspath(config))
+    return os.path.join(base, conf["repo"]), os.path.join(base, conf["results_dir"])
+
+
+def release_commit(release, config=DEFAULT_CONFIG):
+    """The ladder commit of a release; an unknown release is a MatrixError naming the known."""
+    load().check_release(release)
+    return ladder.tags(project_dirs(config)[0])[release]
+
+
 def ensure_ladder(config=DEFAULT_CONFIG):
-    path = os.path.join(os.path.dirname(os.path.abspath(config)), read_config(config)["repo"])
-    return ladder.ensure(path)
+    return ladder.ensure(project_dirs(config)[0])
 
 
 # --- environments ------------------------------------------------------------------------------

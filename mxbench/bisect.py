@@ -45,9 +45,7 @@ class Bisection(object):
         self.flavor = flavor
         self.config = config
         self.conf = asvtools.read_config(config)
-        self.conf_dir = os.path.dirname(os.path.abspath(config))
-        self.ladder_dir = os.path.join(self.conf_dir, self.conf["repo"])
-        self.results_dir = os.path.join(self.conf_dir, self.conf["results_dir"])
+        self.ladder_dir, self.results_dir = asvtools.project_dirs(config)
         self.machine = machine or asvtools.ensure_machine()
         self.env_name = asvtools.environment_for_flavor(flavor, config)
         self.invert = invert

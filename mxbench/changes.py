@@ -18,9 +18,10 @@ import statistics
 import sys
 from collections import namedtuple
 
-from env_matrix.matrix import OK, load
+from env_matrix.ladder import tags
+from env_matrix.matrix import OK, MatrixError, load
 from mxbench import asvtools
-from mxbench.export import human_value, load_benchmark_info, release_tags
+from mxbench.export import human_value, load_benchmark_info
 
 Point = namedtuple("Point", "value stats samples unit")
 Change = namedtuple("Change", "name before after ratio verdict unit")
@@ -68,25 +69,16 @@ def compare(before, after, factor):
     return changes
 
 
-def is_rate(unit):
-    """Throughput units: higher is better, so asv's lower-is-better verdict flips in words."""
-    return bool(unit) and "/s" in unit
-
-
 # --- consecutive releases ---------------------------------------------------------------------
-def measured_releases(results_dir, machine, env_name, ladder_dir):
-    """Ladder releases (in ladder order) that have a result file for this environment."""
+def measured_releases(results_dir, machine, flavor, env_name, ladder_dir):
+    """Releases with a build for the flavor and a result file, in ladder order."""
     matrix = load()
-    tags = release_tags(ladder_dir)  # commit -> tag
-    by_tag = {tag: commit for commit, tag in tags.items()}
+    by_tag = tags(ladder_dir)
     mdir = os.path.join(results_dir, machine)
     files = os.listdir(mdir) if os.path.isdir(mdir) else []
     have = {f.split("-", 1)[0] for f in files if f.endswith("-%s.json" % env_name)}
-    flavor = next((f for f, e in asvtools.environment_names().items() if e == env_name), None)
-    built = {r for r in matrix.releases()
-             if flavor is None or matrix.resolve(r, flavor).status == OK}
     return [(r, by_tag[r]) for r in matrix.releases()
-            if r in by_tag and r in built and by_tag[r][:8] in have]
+            if r in by_tag and matrix.resolve(r, flavor).status == OK and by_tag[r][:8] in have]
 
 
 def release_changes(results_dir, machine, ladder_dir, env_names, factor, timings_only=True):
@@ -97,7 +89,7 @@ def release_changes(results_dir, machine, ladder_dir, env_names, factor, timings
     info = load_benchmark_info(results_dir)
     report = {}
     for flavor, env_name in env_names.items():
-        chain = measured_releases(results_dir, machine, env_name, ladder_dir)
+        chain = measured_releases(results_dir, machine, flavor, env_name, ladder_dir)
         loaded = [(r, points(results_dir, machine, c, env_name, info)) for r, c in chain]
         loaded = [(r, p) for r, p in loaded if any(measured(x.value) for x in p.values())]
         pairs = []
@@ -224,12 +216,9 @@ def main(argv=None):
     aa.add_argument("-v", "--verbose", action="store_true", help="list every flagged point")
     args = parser.parse_args(argv)
 
-    conf = asvtools.read_config(args.config)
-    base = os.path.dirname(os.path.abspath(args.config))
-    results_dir = os.path.join(base, conf["results_dir"])
-    ladder_dir = os.path.join(base, conf["repo"])
-    env_names = asvtools.environment_names(args.config)
+    ladder_dir, results_dir = asvtools.project_dirs(args.config)
     if args.command == "releases":
+        env_names = asvtools.environment_names(args.config)
         machine = args.machine or asvtools.machine_name()
         report = release_changes(results_dir, machine, ladder_dir, env_names, args.factor,
                                  timings_only=not args.all_kinds)
@@ -244,8 +233,12 @@ def main(argv=None):
             chart(report, args.chart, 2 * args.top)
             print("wrote %s" % args.chart)
         return 0
-    commit = {t: c for c, t in release_tags(ladder_dir).items()}[args.release]
-    env_name = env_names[args.flavor]
+    try:
+        commit = asvtools.release_commit(args.release, args.config)
+        env_name = asvtools.environment_for_flavor(args.flavor, args.config)
+    except MatrixError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
     changes = compare(points(results_dir, args.machine_a, commit, env_name),
                       points(results_dir, args.machine_b, commit, env_name), args.factor)
     summary = aa_summary(changes)

@@ -7,14 +7,13 @@ parameter points, all rounds); the per-environment total plus the environment's 
 time is the cost of one (release, flavor) run.
 """
 import argparse
-import os
 import sys
 from collections import defaultdict
 
 from tabulate import tabulate
 
 from mxbench import asvtools
-from mxbench.export import release_tags
+from env_matrix.matrix import MatrixError
 
 
 def durations(results_dir, machine, commit, env_name):
@@ -37,11 +36,13 @@ def main(argv=None):
     parser.add_argument("--flavor", default="cpu-mkldnn")
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args(argv)
-    conf = asvtools.read_config(args.config)
-    base = os.path.dirname(os.path.abspath(args.config))
-    commit = {t: c for c, t in release_tags(os.path.join(base, conf["repo"])).items()}[args.release]
-    env_name = asvtools.environment_for_flavor(args.flavor, args.config)
-    per, build = durations(os.path.join(base, conf["results_dir"]),
+    try:
+        commit = asvtools.release_commit(args.release, args.config)
+        env_name = asvtools.environment_for_flavor(args.flavor, args.config)
+    except MatrixError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+    per, build = durations(asvtools.project_dirs(args.config)[1],
                            args.machine or asvtools.machine_name(), commit, env_name)
     by_module = defaultdict(float)
     by_method = defaultdict(float)
