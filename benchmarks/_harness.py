@@ -10,6 +10,33 @@ import sys
 
 import numpy as np
 
+VARIANTS_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                             "env_matrix", "variants.json")
+
+
+def apply_variant(name):
+    """Set the environment variables and CPU affinity of an A/B variant (variants.json).
+
+    Runs before mxnet is imported: OpenMP reads OMP_NUM_THREADS when the library loads.
+    An unknown name is an error, not a silent run of the defaults under the wrong label.
+    """
+    with open(VARIANTS_FILE) as fh:
+        variants = json.load(fh)["variants"]
+    if name not in variants:
+        raise ValueError("unknown MXBENCH_VARIANT %r (env_matrix/variants.json has: %s)"
+                         % (name, ", ".join(sorted(variants))))
+    variant = variants[name]
+    os.environ.update(variant.get("env", {}))
+    if variant.get("cpu_affinity") is not None:
+        os.sched_setaffinity(0, variant["cpu_affinity"])
+    return variant
+
+
+# asv's forkserver imports this module once, then forks a process per benchmark.
+IMPORT_PID = os.getpid()
+VARIANT = os.environ.get("MXBENCH_VARIANT", "default")
+apply_variant(VARIANT)
+
 try:
     import mxnet as mx
     from mxnet import autograd
@@ -125,13 +152,27 @@ def peak_rss_increase(work):
     """Bytes by which the process's peak RSS rose above its RSS while `work()` ran.
 
     Unlike asv's `peakmem_`, this leaves out the interpreter, the mxnet import and the
-    inputs built in setup: it is the memory the operator call itself made resident.
+    inputs built in setup: it is the memory `work` itself made resident.
     """
     if not reset_peak_rss():
         raise NotImplementedError("peak RSS cannot be reset on this system")
     before = _status_kib("VmRSS")
     work()
     return max(0, (_status_kib("VmHWM") - before)) * 1024
+
+
+def first_call_peak_rss(call):
+    """Peak-RSS increase of an operator's first call in a fresh process (asv forks one per
+    benchmark): output, workspace and the one-time set-up the call triggers (oneDNN
+    primitives, OpenMP threads). Measured on a warmed-up call instead, the figure flipped
+    between 0 and the output size from run to run, depending on whether the allocator
+    handed back a block freed by an earlier call; the first call has nothing to reuse.
+    """
+    mx.nd.waitall()  # nothing left pending from setup
+    try:
+        return peak_rss_increase(call.forward)
+    except (mx.base.MXNetError, TypeError) as exc:  # TypeError: an older mx.nd signature
+        _rejected(exc, "case")
 
 
 # --- inputs ----------------------------------------------------------------------------------
@@ -341,7 +382,14 @@ def _rejected(exc, what):
 
 # Operator-specific preparation, named by a catalogue entry's `prepare`.
 def register_custom_op():
-    """Register 'mxbench_square', a Python CustomOp (x -> x*x), once per process."""
+    """Register 'mxbench_square', a Python CustomOp (x -> x*x), once per process.
+
+    Before 1.5.0 a CustomOp hangs in a forked child (apache/mxnet#14396, fixed by #14451),
+    and asv's forkserver runs every benchmark in one: a skip there, not a 120 s timeout.
+    """
+    if os.getpid() != IMPORT_PID and release_tuple() < (1, 5, 0):
+        raise NotImplementedError("CustomOp hangs in a forked process before mxnet 1.5.0 "
+                                  "(apache/mxnet#14396)")
     if "mxbench_square" in _PREPARED:
         return
 
@@ -379,6 +427,30 @@ PREPARE = {"custom_op": register_custom_op}
 _CALLS = {}
 
 
+def build_operator_call(op, shape, dtype, ctx):
+    """The call for a catalogue entry at one parameter point, inputs built, not yet run.
+
+    Raises NotImplementedError (asv: skipped) when this MXNet lacks the operator.
+    """
+    if op.prepare:
+        PREPARE[op.prepare]()
+    case = op.cases[shape]
+    if op.call == "symbol":
+        if getattr(mx.sym, op.name, None) is None:
+            raise NotImplementedError("operator %s is not in mxnet %s" % (op.name, mx.__version__))
+        return SymbolCall(op.name, case, dict(op.kwargs, **case.kwargs), dtype, ctx)
+    fn = operator_function(op.name)
+    return OperatorCall(fn, *build_call(case, dtype, ctx, op.kwargs))
+
+
+def _not_accepted(exc, op, shape, dtype):
+    """Outside strict mode, this release rejecting a case is a skip (NotImplementedError)."""
+    if STRICT:
+        raise exc
+    raise NotImplementedError("mxnet %s rejects %s %s %s: %s"
+                              % (mx.__version__, op.class_name, shape, dtype, _first_line(exc)))
+
+
 def prepare_call(op, shape, dtype, ctx):
     """The ready-to-run call for a catalogue entry at one parameter point, warmed up.
 
@@ -389,27 +461,22 @@ def prepare_call(op, shape, dtype, ctx):
     if key in _CALLS:
         return _CALLS[key]
     _CALLS.clear()  # one entry: the inputs of the previous point are freed
-    if op.prepare:
-        PREPARE[op.prepare]()
-    case = op.cases[shape]
     try:
-        if op.call == "symbol":
-            if getattr(mx.sym, op.name, None) is None:
-                raise NotImplementedError("operator %s is not in mxnet %s"
-                                          % (op.name, mx.__version__))
-            call = SymbolCall(op.name, case, dict(op.kwargs, **case.kwargs), dtype, ctx)
-        else:
-            fn = operator_function(op.name)
-            call = OperatorCall(fn, *build_call(case, dtype, ctx, op.kwargs))
+        call = build_operator_call(op, shape, dtype, ctx)
         call.forward()  # first call: shape inference, primitive creation; errors surface here
     except (mx.base.MXNetError, TypeError) as exc:  # TypeError: an older mx.nd signature
-        if STRICT:
-            raise
-        raise NotImplementedError("mxnet %s rejects %s %s %s: %s"
-                                  % (mx.__version__, op.class_name, shape, dtype,
-                                     _first_line(exc)))
+        _not_accepted(exc, op, shape, dtype)
     _CALLS[key] = call
     return call
+
+
+def prepare_cold_call(op, shape, dtype, ctx):
+    """Like prepare_call, but the operator has not run yet in this process: for measuring
+    its first call. Rejections surface when that call is made (first_call_peak_rss)."""
+    try:
+        return build_operator_call(op, shape, dtype, ctx)
+    except (mx.base.MXNetError, TypeError) as exc:
+        _not_accepted(exc, op, shape, dtype)
 
 
 def _first_line(exc):

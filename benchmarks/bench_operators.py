@@ -6,7 +6,7 @@ Names are stable: bench_operators.<Operator>.time_forward(shape, dtype, device),
 
 setup() builds the inputs and makes the first call (shape inference, oneDNN primitive
 creation) once per process and parameter point; asv re-runs setup before every sample, and
-the cache in _harness.prepare_call keeps that cheap.
+the cache in _harness.prepare_call keeps that cheap. Memory: bench_memory.
 """
 from . import _harness as H
 from .catalogue import OPERATORS
@@ -26,10 +26,6 @@ class _OperatorBenchmark(object):
 
     def time_forward(self, shape, dtype, device):
         self.call.forward()
-
-    def track_forward_peak_rss(self, shape, dtype, device):
-        return H.peak_rss_increase(self.call.forward)
-    track_forward_peak_rss.unit = "bytes"
 
 
 def _time_forward_backward(self, shape, dtype, device):

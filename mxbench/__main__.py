@@ -4,6 +4,7 @@
     python -m mxbench run [RELEASE ...] [-- ASV ARGS]   asv run for those releases (default:
                                                  the newest release and the one before it)
     python -m mxbench find RANGE BENCH --flavor F   asv find for one flavor, across gaps
+    python -m mxbench --config asv.variants.conf.json run RELEASE --variant V   an A/B variant
 
 Other tools: python -m env_matrix (release x flavor table), python -m mxbench.coverage,
 python -m mxbench.export, python -m mxbench.adhoc.
@@ -52,7 +53,7 @@ def newest_per_minor_line(matrix, flavors, python, numpy):
 
 def cmd_run(args, asv_extra):
     matrix = load()
-    flavors = args.flavor or list(asvtools.environment_names(args.config))
+    flavors = args.flavor or asvtools.config_flavors(args.config)
     if args.minor_lines:
         conf = asvtools.read_config(args.config)
         releases = newest_per_minor_line(matrix, flavors, conf["pythons"][0],
@@ -72,8 +73,11 @@ def cmd_run(args, asv_extra):
     asv_args = ["run", "HASHFILE:%s" % hashfile, "--machine", machine, "--record-samples"]
     if not args.rerun:
         asv_args.append("--skip-existing")  # resumable: what is recorded is not redone
-    for flavor in args.flavor or []:
-        asv_args += ["-E", asvtools.environment_for_flavor(flavor, args.config)]
+    if args.flavor or args.variant:
+        variants = args.variant or sorted(set(v for _, _, v in asvtools.environments(args.config)))
+        for flavor in flavors:
+            for variant in variants:
+                asv_args += ["-E", asvtools.environment_for_flavor(flavor, args.config, variant)]
     if args.bench:
         asv_args += ["-b", args.bench]
     if args.quick:
@@ -106,6 +110,8 @@ def main(argv=None):
     run.add_argument("--minor-lines", action="store_true",
                      help="the newest release of every minor line each flavor can run")
     run.add_argument("--flavor", action="append", help="only this flavor (repeatable)")
+    run.add_argument("--variant", action="append",
+                     help="only this A/B variant (repeatable; with --config asv.variants.conf.json)")
     run.add_argument("--bench", "-b", help="asv benchmark regex")
     run.add_argument("--quick", action="store_true", help="one sample each (smoke run)")
     run.add_argument("--rerun", action="store_true", help="measure again what is recorded")

@@ -16,6 +16,7 @@ from env_matrix.matrix import MatrixError, load
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CONFIG = os.path.join(ROOT, "asv.conf.json")
 GPU_CONFIG = os.path.join(ROOT, "asv.gpu.conf.json")
+VARIANTS_CONFIG = os.path.join(ROOT, "asv.variants.conf.json")
 
 
 def asv_executable():
@@ -86,20 +87,37 @@ def ensure_ladder(config=DEFAULT_CONFIG):
 
 
 # --- environments ------------------------------------------------------------------------------
-def environment_names(config=DEFAULT_CONFIG):
-    """{flavor: asv environment name} for the environments of `config`'s matrix."""
+def environments(config=DEFAULT_CONFIG):
+    """[(asv environment name, flavor, variant)] of `config`'s matrix; the variant is
+    MXBENCH_VARIANT (asv.variants.conf.json), "default" where the config has none."""
     from asv.config import Config
     from asv.environment import get_environments
     conf = Config.load(config)
-    names = {}
-    for env in get_environments(conf, None, verbose=False):
-        names[env.env_vars.get("MXNET_FLAVOR")] = env.name
-    return names
+    return [(env.name, env.env_vars.get("MXNET_FLAVOR"),
+             env.env_vars.get("MXBENCH_VARIANT", "default"))
+            for env in get_environments(conf, None, verbose=False)]
 
 
-def environment_for_flavor(flavor, config=DEFAULT_CONFIG):
+def config_flavors(config=DEFAULT_CONFIG):
+    return list(read_config(config)["matrix"]["env"]["MXNET_FLAVOR"])
+
+
+def environment_names(config=DEFAULT_CONFIG, variant="default"):
+    """{flavor: asv environment name} for one variant of `config`'s matrix."""
+    return dict((flavor, name) for name, flavor, var in environments(config) if var == variant)
+
+
+def environment_for_flavor(flavor, config=DEFAULT_CONFIG, variant="default"):
     load().flavor(flavor)  # unknown flavor: a MatrixError that names the known ones
-    names = environment_names(config)
+    envs = environments(config)
+    variants = sorted(set(var for _, _, var in envs))
+    if variant not in variants:
+        raise MatrixError("variant %s is not in the matrix of %s (it has: %s)%s"
+                          % (variant, os.path.basename(config), ", ".join(variants),
+                             "; the other variants are in asv.variants.conf.json"
+                             if variants == ["default"] else
+                             "; 'default' is asv.conf.json" if variant == "default" else ""))
+    names = environment_names(config, variant)
     if flavor not in names:
         raise MatrixError("flavor %s is not in the matrix of %s (it has: %s)%s"
                           % (flavor, os.path.basename(config), ", ".join(sorted(names)),

@@ -9,7 +9,10 @@ recorded samples, else confidence-interval overlap). Two uses:
         and speed-ups, as Markdown, and a chart of the largest changes across releases;
     python -m mxbench.changes aa --machine-a M1 --machine-b M2 --release 1.9.1 --flavor F
         an A/A check: the same release measured twice (under two machine names); how many
-        points are flagged and the median |log ratio|.
+        points are flagged and the median |log ratio|;
+    python -m mxbench.changes ab --variant-b omp-1-thread --release 1.9.1 --flavor F
+        an A/B check: the same build run two ways (env_matrix/variants.json; the variants
+        other than "default" are in asv.variants.conf.json). Same report as aa.
 """
 import argparse
 import math
@@ -84,8 +87,8 @@ def measured_releases(results_dir, machine, flavor, env_name, ladder_dir):
 def release_changes(results_dir, machine, ladder_dir, env_names, factor, timings_only=True):
     """{flavor: [(release_a, release_b, [Change])]} for consecutive measured releases.
 
-    By default only timings: the peak-RSS tracks flip between 0 and a buffer size from run
-    to run (see README, Measurement), which would crowd out real changes."""
+    By default only timings, the report's subject; timings_only=False adds the memory and
+    roofline tracks."""
     info = load_benchmark_info(results_dir)
     report = {}
     for flavor, env_name in env_names.items():
@@ -169,7 +172,18 @@ def chart(report, path, top):
     plt.close(fig)
 
 
-# --- A/A --------------------------------------------------------------------------------------
+# --- A/A and A/B ------------------------------------------------------------------------------
+def variant_environment(flavor, variant, config):
+    """The environment of (flavor, variant): from `config` if it has the variant, else from
+    asv.variants.conf.json (which holds every variant but "default")."""
+    try:
+        return asvtools.environment_for_flavor(flavor, config, variant)
+    except MatrixError:
+        if variant == "default" or config == asvtools.VARIANTS_CONFIG:
+            raise
+        return asvtools.environment_for_flavor(flavor, asvtools.VARIANTS_CONFIG, variant)
+
+
 def aa_summary(changes):
     logs = [abs(math.log(c.ratio)) for c in changes if c.ratio > 0]
     return {"points": len(changes),
@@ -208,12 +222,16 @@ def main(argv=None):
     rel.add_argument("--chart", help="PNG of the largest changes")
     rel.add_argument("--all-kinds", action="store_true",
                      help="also the track_ benchmarks (peak RSS, GB/s), not only timings")
-    aa = sub.add_parser("aa")
-    aa.add_argument("--machine-a", required=True)
-    aa.add_argument("--machine-b", required=True)
-    aa.add_argument("--release", required=True)
-    aa.add_argument("--flavor", default="cpu-mkldnn")
-    aa.add_argument("-v", "--verbose", action="store_true", help="list every flagged point")
+    for name, what in (("aa", "the same release measured twice, under two machine names"),
+                       ("ab", "the same release run two ways (A/B variants)")):
+        side = sub.add_parser(name, help=what)
+        side.add_argument("--machine-a", help="default: this machine's name")
+        side.add_argument("--machine-b", help="default: this machine's name")
+        side.add_argument("--variant-a", default="default", help="env_matrix/variants.json")
+        side.add_argument("--variant-b", default="default")
+        side.add_argument("--release", required=True)
+        side.add_argument("--flavor", default="cpu-mkldnn")
+        side.add_argument("-v", "--verbose", action="store_true", help="list every flagged point")
     args = parser.parse_args(argv)
 
     ladder_dir, results_dir = asvtools.project_dirs(args.config)
@@ -233,18 +251,35 @@ def main(argv=None):
             chart(report, args.chart, 2 * args.top)
             print("wrote %s" % args.chart)
         return 0
+    this_machine = asvtools.machine_name()
+    machine_a, machine_b = args.machine_a or this_machine, args.machine_b or this_machine
     try:
         commit = asvtools.release_commit(args.release, args.config)
-        env_name = asvtools.environment_for_flavor(args.flavor, args.config)
+        env_a = variant_environment(args.flavor, args.variant_a, args.config)
+        env_b = variant_environment(args.flavor, args.variant_b, args.config)
     except MatrixError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
-    changes = compare(points(results_dir, args.machine_a, commit, env_name),
-                      points(results_dir, args.machine_b, commit, env_name), args.factor)
+    if (machine_a, env_a) == (machine_b, env_b):
+        print("error: both sides are %s / %s; give two machines or two variants"
+              % (machine_a, env_a), file=sys.stderr)
+        return 2
+    before = points(results_dir, machine_a, commit, env_a)
+    after = points(results_dir, machine_b, commit, env_b)
+    for machine, variant, found in ((machine_a, args.variant_a, before),
+                                    (machine_b, args.variant_b, after)):
+        if not found:
+            print("error: no results for %s %s, variant %s, on machine %s"
+                  % (args.release, args.flavor, variant, machine), file=sys.stderr)
+            return 2
+    changes = compare(before, after, args.factor)
     summary = aa_summary(changes)
-    print("A/A %s %s, %s vs %s at factor %.2f: %d points, %d flagged, median |log ratio| "
+    label = lambda machine, variant: machine + ("" if variant == "default" else "/" + variant)
+    print("%s %s %s, %s vs %s at factor %.2f: %d points, %d flagged, median |log ratio| "
           "%.2f%%, 90th percentile %.2f%%" % (
-              args.release, args.flavor, args.machine_a, args.machine_b, args.factor,
+              args.command.upper().replace("AA", "A/A").replace("AB", "A/B"), args.release,
+              args.flavor, label(machine_a, args.variant_a), label(machine_b, args.variant_b),
+              args.factor,
               summary["points"], summary["flagged"], 100 * summary["median_abs_log_ratio"],
               100 * summary["p90_abs_log_ratio"]))
     for group, members in sorted(by_kind(changes).items()):

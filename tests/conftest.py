@@ -16,7 +16,8 @@ from mxbench import asvtools  # noqa: E402
 
 # Two ladder commits, the same small benchmark subset, quick-but-real settings.
 E2E_RELEASES = ("1.8.0.post0", "1.9.1")
-E2E_BENCH = r"^bench_operators\.(dot|softmax)\.time_forward\(|^bench_overhead\.Dispatch\."
+E2E_BENCH = (r"^bench_operators\.(dot|softmax)\.time_forward\(|^bench_overhead\.Dispatch\."
+             r"|^bench_memory\.softmax\.")
 E2E_ATTRS = ["-a", "rounds=1", "-a", "repeat=5", "-a", "warmup_time=0.02"]
 E2E_MACHINE = "mxbench-e2e-test"
 
@@ -30,17 +31,23 @@ class AsvProject(object):
         self.results_dir = self.base / "results"
         self.html_dir = self.base / "html"
         self.machine = E2E_MACHINE
-        conf = asvtools.read_config(str(ROOT / "asv.conf.json"))
+        self.conf_path = self.write_config("asv.conf.json")
+        self.variants_conf_path = self.write_config("asv.variants.conf.json")
+        ladder.ensure(str(self.ladder))
+        self.tags = ladder.tags(str(self.ladder))
+        asvtools.ensure_machine(self.machine)
+
+    def write_config(self, name):
+        """A copy of the repo's config `name` in this project's folder."""
+        conf = asvtools.read_config(str(ROOT / name))
         conf.update(repo=str(self.ladder), results_dir=str(self.results_dir),
                     html_dir=str(self.html_dir), env_dir=str(self.base / "env"),
                     benchmark_dir=str(ROOT / "benchmarks"))
         for key in ("install_command", "uninstall_command"):
             conf[key] = [c.replace("{conf_dir}", str(ROOT)) for c in conf[key]]
-        self.conf_path = self.base / "asv.conf.json"
-        self.conf_path.write_text(json.dumps(conf, indent=1))
-        ladder.ensure(str(self.ladder))
-        self.tags = ladder.tags(str(self.ladder))
-        asvtools.ensure_machine(self.machine)
+        path = self.base / name
+        path.write_text(json.dumps(conf, indent=1))
+        return path
 
     def run(self, *args, env=None):
         full_env = dict(os.environ, **(env or {}))
@@ -49,10 +56,11 @@ class AsvProject(object):
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               universal_newlines=True, timeout=1800)
 
-    def mxbench(self, *args, env=None):
-        """python -m mxbench with this project's config and machine."""
+    def mxbench(self, *args, env=None, config=None):
+        """python -m mxbench with this project's config (or `config`) and machine."""
         full_env = dict(os.environ, **(env or {}))
-        return subprocess.run([sys.executable, "-m", "mxbench", "--config", str(self.conf_path),
+        return subprocess.run([sys.executable, "-m", "mxbench", "--config",
+                               str(config or self.conf_path),
                                "--machine", self.machine] + list(args), cwd=str(ROOT),
                               env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               universal_newlines=True, timeout=1800)

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import _harness as H  # noqa: E402
-from benchmarks import bench_gluon, bench_operators  # noqa: E402
+from benchmarks import bench_gluon, bench_memory, bench_operators  # noqa: E402
 from benchmarks import catalogue as C  # noqa: E402
 
 MIN_COVERED = 250  # of the 255 counted public names of mxnet 1.9.1
@@ -116,8 +116,18 @@ def test_every_operator_class_is_generated_with_a_version():
         assert cls.__dict__["version"] == "%s.%s" % (H.HARNESS_VERSION, op.version)
         assert cls.params == [list(op.cases), list(op.dtypes), bench_operators.DEVICES]
         assert cls.param_names == ["shape", "dtype", "device"]
-        assert hasattr(cls, "time_forward") and hasattr(cls, "track_forward_peak_rss")
+        assert hasattr(cls, "time_forward")
         assert hasattr(cls, "time_forward_backward") == bool(op.backward)
+
+
+def test_every_operator_has_a_first_call_memory_class():
+    classes = generated(bench_memory, bench_memory._FirstCallMemory)
+    assert set(classes) == set(op.class_name for op in C.OPERATORS)
+    for op in C.OPERATORS:
+        cls = classes[op.class_name]
+        assert cls.__dict__["version"] == "%s.%s.%s" % (
+            H.HARNESS_VERSION, op.version, bench_memory.MEMORY_METHOD_VERSION)
+        assert cls.params == [list(op.cases), list(op.dtypes)]
 
 
 def test_every_block_class_is_generated_with_a_version():
@@ -132,7 +142,7 @@ def test_every_block_class_is_generated_with_a_version():
 def test_no_module_global_configures_asv():
     """asv_runner takes repeat/number/rounds/... from the method, class, then module: no
     generated class may sit in a module global of such a name (the `repeat` operator)."""
-    for module in (bench_operators, bench_gluon):
+    for module in (bench_operators, bench_gluon, bench_memory):
         clashes = [name for name in vars(module) if name in bench_operators.ASV_ATTRIBUTES]
         assert not clashes, (module.__name__, clashes)
 
@@ -153,7 +163,7 @@ def test_grid_size_is_bounded():
     """The default grid stays affordable: a guard against a change that multiplies it."""
     cpu_points = 0
     for op in C.OPERATORS:
-        methods = 3 if op.backward else 2
+        methods = 3 if op.backward else 2  # forward, forward+backward, first-call memory
         cpu_points += len(op.cases) * len(op.dtypes) * methods
     for block in C.BLOCKS:
         cpu_points += len(block.cases) * len(block.dtypes) * len(bench_gluon.MODES) * 2
@@ -170,7 +180,7 @@ def test_benchmarks_parse_as_python_37(path):
 def test_benchmarks_import_without_mxnet():
     """No mxnet attribute is touched at import time: the suite imports with no mxnet at all."""
     code = ("import sys; sys.modules['mxnet'] = None\n"
-            "import benchmarks.bench_operators, benchmarks.bench_gluon, benchmarks.catalogue\n"
+            "import benchmarks.bench_operators, benchmarks.bench_gluon, benchmarks.bench_memory\n"
             "from benchmarks import _harness as H; assert H.mx is None\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)

@@ -1,4 +1,9 @@
-"""asv.conf.json / asv.gpu.conf.json: only keys asv knows, and in step with env_matrix."""
+"""asv.conf.json / asv.gpu.conf.json / asv.variants.conf.json: only keys asv knows, and in
+step with env_matrix."""
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,7 +14,7 @@ from mxbench.asvtools import environment_names, read_config
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX = load()
-CONFIGS = ["asv.conf.json", "asv.gpu.conf.json"]
+CONFIGS = ["asv.conf.json", "asv.gpu.conf.json", "asv.variants.conf.json", "asv.py37.conf.json"]
 # Keys asv reads but does not preset on Config (asv.config.Config.load sets these itself).
 ASV_KEYS_WITHOUT_DEFAULT = {"version", "project", "repo"}
 
@@ -51,3 +56,85 @@ def test_gpu_config_differs_only_in_its_flavors_which_are_all_gpu():
 
 def test_one_environment_per_flavor():
     assert sorted(environment_names(str(ROOT / "asv.conf.json"))) == sorted(MATRIX.default_flavors())
+
+
+def test_py37_config_differs_only_in_python_and_numpy_which_are_the_legacy_environment():
+    cpu = read_config(str(ROOT / "asv.conf.json"))
+    legacy = read_config(str(ROOT / "asv.py37.conf.json"))
+    assert legacy["pythons"] == ["3.7"] and legacy["matrix"]["req"]["numpy"] == "1.21.6"
+    from env_matrix.matrix import OK
+    for flavor in MATRIX.default_flavors():  # it exists for the 1.2.x line
+        assert MATRIX.resolve("1.2.1.post1", flavor, "3.7", "1.21.6").status == OK
+        assert MATRIX.resolve("1.2.1.post1", flavor, "3.11", "1.23.5").status != OK
+    for key in ("pythons", "matrix"):
+        legacy.pop(key), cpu.pop(key)
+    assert cpu == legacy
+
+
+def test_variants_config_differs_only_in_its_variants_which_are_all_but_default():
+    cpu = read_config(str(ROOT / "asv.conf.json"))
+    ab = read_config(str(ROOT / "asv.variants.conf.json"))
+    variants = ab["matrix"].pop("env_nobuild")["MXBENCH_VARIANT"]
+    assert cpu == ab
+    with open(str(ROOT / "env_matrix" / "variants.json")) as fh:
+        known = json.load(fh)["variants"]
+    assert sorted(variants) == sorted(set(known) - {"default"})
+
+
+def test_each_variant_is_one_environment_per_flavor_sharing_the_flavor_install():
+    default = dict((flavor, (name, directory))
+                   for name, flavor, variant, directory in environment_rows("asv.conf.json"))
+    rows = environment_rows("asv.variants.conf.json")
+    assert len(rows) == len(set(r[0] for r in rows)) == 4 * len(default)
+    for name, flavor, variant, directory in rows:
+        assert "MXBENCH_VARIANT" + variant in name and name != default[flavor][0]
+        assert directory == default[flavor][1]  # the same env dir: no second install
+
+
+def environment_rows(name):
+    from asv.environment import get_environments
+    conf = Config.load(str(ROOT / name))
+    return [(env.name, env.env_vars.get("MXNET_FLAVOR"),
+             env.env_vars.get("MXBENCH_VARIANT", "default"), env.dir_name)
+            for env in get_environments(conf, None, verbose=False)]
+
+
+def test_unknown_variant_is_an_error_naming_the_known_ones():
+    from mxbench import asvtools
+    with pytest.raises(asvtools.MatrixError, match="omp-1-thread"):
+        asvtools.environment_for_flavor("cpu-mkldnn", asvtools.VARIANTS_CONFIG, "omp-2")
+    with pytest.raises(asvtools.MatrixError, match="asv.variants.conf.json"):
+        asvtools.environment_for_flavor("cpu-mkldnn", asvtools.DEFAULT_CONFIG, "naive-engine")
+
+
+@pytest.mark.parametrize("variant, expected", [
+    ("omp-1-thread", "OMP_NUM_THREADS=1 MXNET_ENGINE_TYPE=None affinity=[0, 1]"),
+    ("naive-engine", "OMP_NUM_THREADS=None MXNET_ENGINE_TYPE=NaiveEngine affinity=[0, 1]"),
+    ("one-core", "OMP_NUM_THREADS=1 MXNET_ENGINE_TYPE=None affinity=[0]"),
+])
+def test_harness_applies_the_variant_before_importing_mxnet(variant, expected):
+    if len(os.sched_getaffinity(0)) != 2:
+        pytest.skip("expected values are written for a 2-CPU machine")
+    code = ("import os, sys; from benchmarks import _harness as H\n"
+            "print('OMP_NUM_THREADS=%s MXNET_ENGINE_TYPE=%s affinity=%s' % ("
+            "os.environ.get('OMP_NUM_THREADS'), os.environ.get('MXNET_ENGINE_TYPE'), "
+            "sorted(os.sched_getaffinity(0))))")
+    env = dict((k, v) for k, v in os.environ.items()
+               if k not in ("OMP_NUM_THREADS", "MXNET_ENGINE_TYPE"))
+    env["MXBENCH_VARIANT"] = variant
+    proc = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == expected
+    if variant == "naive-engine":  # MXNet itself says which engine it started
+        assert "NaiveEngine" in proc.stderr
+
+
+def test_harness_refuses_an_unknown_variant():
+    env = dict(os.environ, MXBENCH_VARIANT="omp-2")
+    proc = subprocess.run([sys.executable, "-c", "import benchmarks._harness"], cwd=str(ROOT),
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=120)
+    assert proc.returncode != 0
+    assert "unknown MXBENCH_VARIANT 'omp-2'" in proc.stdout and "omp-1-thread" in proc.stdout

@@ -6,7 +6,10 @@ The session fixture `asv_e2e` (conftest.py) has already run
 """
 import json
 import math
+import subprocess
+import sys
 
+from tests.conftest import ROOT
 from tests.conftest import E2E_RELEASES
 
 
@@ -40,6 +43,42 @@ def test_real_numbers_where_there_is_a_build(asv_e2e):
     samples = data["results"]["bench_operators.dot.time_forward"][
         data["result_columns"].index("samples")]
     assert any(s and len(s) >= 2 for s in samples)  # --record-samples reached the file
+
+
+def test_first_call_memory_is_measured_through_asv(asv_e2e):
+    """bench_memory through asv's forkserver: every float32 point holds at least its output."""
+    for release in E2E_RELEASES:
+        peaks = values(asv_e2e.result_file(release, "cpu-mkldnn"),
+                       "bench_memory.softmax.track_first_call_peak_rss")
+        assert peaks and all(v is not None and v > 0 for v in peaks), (release, peaks)
+
+
+def test_a_variant_runs_as_its_own_environment_and_compares(asv_e2e):
+    """one-core (OMP_NUM_THREADS=1, pinned to CPU 0) through asv.variants.conf.json, then
+    `mxbench.changes ab` against the fixture's default run of the same release."""
+    proc = asv_e2e.mxbench("run", "1.9.1", "--flavor", "cpu-mkldnn", "--variant", "one-core",
+                           "--bench", r"^bench_overhead\.Dispatch\.", "--", *E2E_ATTRS,
+                           config=asv_e2e.variants_conf_path)
+    name = "virtualenv-py3.11-numpy1.23.5-requests-MXBENCH_VARIANTone-core-MXNET_FLAVORcpu-mkldnn"
+    result = (asv_e2e.results_dir / asv_e2e.machine
+              / ("%s-%s.json" % (asv_e2e.tags["1.9.1"][:8], name)))
+    try:
+        assert proc.returncode == 0, proc.stdout[-3000:]
+        assert "-E %s" % name in proc.stdout  # only that variant ran
+        floor = values(result, "bench_overhead.Dispatch.time_add_1_element")
+        assert floor and all(v is not None and 0 < v < 1 for v in floor if not math.isnan(v))
+        ab = subprocess.run(
+            [sys.executable, "-m", "mxbench.changes", "--config", str(asv_e2e.conf_path), "ab",
+             "--machine-a", asv_e2e.machine, "--machine-b", asv_e2e.machine,
+             "--variant-b", "one-core", "--release", "1.9.1"],
+            cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            universal_newlines=True, timeout=300)
+        assert ab.returncode == 0, ab.stdout
+        assert ab.stdout.startswith("A/B 1.9.1 cpu-mkldnn, %s vs %s/one-core"
+                                    % (asv_e2e.machine, asv_e2e.machine)), ab.stdout
+    finally:  # other tests expect the fixture's environments only
+        if result.exists():
+            result.unlink()
 
 
 def test_missing_build_is_a_skip_with_its_reason(asv_e2e):

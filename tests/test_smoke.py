@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import _harness as H  # noqa: E402
-from benchmarks import bench_gluon, bench_operators  # noqa: E402
+from benchmarks import bench_gluon, bench_memory, bench_operators  # noqa: E402
 from benchmarks import catalogue as C  # noqa: E402
 
 # Strict unless MXBENCH_STRICT=0. Set on the harness for this module only (strict_harness):
@@ -131,11 +131,13 @@ def strict_harness():
 
 @pytest.mark.parametrize("op", C.OPERATORS, ids=lambda op: op.class_name)
 def test_operator(op):
-    cls = getattr(bench_operators, bench_operators.global_name(op.class_name))
-    if op.isolate:
-        run_isolated("bench_operators", bench_operators.global_name(op.class_name))
-        return
-    check_skips(cls, run_class(cls))
+    name = bench_operators.global_name(op.class_name)
+    for module in (bench_operators, bench_memory):
+        if op.isolate:
+            run_isolated(module.__name__.split(".")[-1], name)
+        else:
+            cls = getattr(module, name)
+            check_skips(cls, run_class(cls))
 
 
 @pytest.mark.parametrize("block", C.BLOCKS, ids=lambda block: block.name)
@@ -170,8 +172,38 @@ def test_every_generated_class_is_driven():
     """The parametrized tests above reach every class the benchmark modules define."""
     assert defined_classes(bench_operators, bench_operators._OperatorBenchmark) == \
         set(op.class_name for op in C.OPERATORS)
+    assert defined_classes(bench_memory, bench_memory._FirstCallMemory) == \
+        set(op.class_name for op in C.OPERATORS)
     assert defined_classes(bench_gluon, bench_gluon._BlockBenchmark) == \
         set(block.name for block in C.BLOCKS)
+
+
+def first_call_peak_rss_in_fork(cls, params):
+    """One measurement the way asv's forkserver takes it: a fork per benchmark."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: setup + the track method, then leave without cleanup
+        os.close(read_end)
+        bench = cls()
+        bench.setup(*params)
+        os.write(write_end, str(bench.track_first_call_peak_rss(*params)).encode())
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end) as fh:
+        value = fh.read()
+    os.waitpid(pid, 0)
+    return int(value)
+
+
+@pytest.mark.parametrize("name, shape", [("softmax", "medium"), ("concat", "medium"),
+                                         ("sum", "tall")])
+def test_first_call_peak_rss_repeats(name, shape):
+    """The memory metric reads the same in fresh processes (the warmed-up method it replaced
+    flipped between 0 and the output size), and is not 0: the output alone is resident."""
+    cls = getattr(bench_memory, name)
+    values = [first_call_peak_rss_in_fork(cls, (shape, "float32")) for _ in range(4)]
+    assert min(values) > 0, values
+    assert max(values) <= 1.05 * min(values), values
 
 
 def test_strict_mode_fails_bad_inputs_that_lenient_mode_skips():
