@@ -139,6 +139,78 @@ def markdown_report(report, machine, factor, top):
     return "\n".join(lines) + "\n"
 
 
+# --- documented changes -----------------------------------------------------------------------
+DOCUMENTED = os.path.join(asvtools.ROOT, "docs", "documented-changes.toml")
+
+
+def load_documented(path=DOCUMENTED):
+    """The performance changes MXNet's release notes, PRs and issues document (curated)."""
+    import tomllib
+    with open(path, "rb") as fh:
+        return tomllib.load(fh)["change"]
+
+
+def pair_for(release, pairs):
+    """The measured pair (a, b, changes) whose b is the first measured release that ships
+    `release`'s changes, with a before it; None where the history does not bracket it."""
+    from packaging.version import Version
+    target = Version(release)
+    for ra, rb, changes in pairs:
+        if Version(ra) < target <= Version(rb):
+            return ra, rb, changes
+    return None
+
+
+def check_documented(report, documented):
+    """For every documented change and flavor: what our history shows for its benchmarks.
+
+    Returns rows (entry, flavor, pair label, faster, slower, same, median ratio, verdict);
+    verdict is "seen" when significant changes in the documented direction outnumber the
+    opposite ones and make up at least half of the points, "not seen" when none go that
+    way, else "partly"; "not measured" when no measured pair brackets the release."""
+    rows = []
+    for entry in documented:
+        for flavor in entry["flavors"]:
+            found = pair_for(entry["release"], report.get(flavor, []))
+            if found is None:
+                rows.append((entry, flavor, None, 0, 0, 0, None, "not measured"))
+                continue
+            ra, rb, changes = found
+            mine = [c for c in changes
+                    if any(c.name.startswith(b + "(") for b in entry["benchmarks"])]
+            count = dict((v, sum(c.verdict == v for c in mine)) for v in ("faster", "slower", "same"))
+            expected = entry["expect"]
+            opposite = "slower" if expected == "faster" else "faster"
+            if not mine:
+                verdict = "not measured"
+            elif count[expected] == 0:
+                verdict = "not seen"
+            elif count[expected] > count[opposite] and 2 * count[expected] >= len(mine):
+                verdict = "seen"
+            else:
+                verdict = "partly"
+            median = statistics.median(c.ratio for c in mine) if mine else None
+            rows.append((entry, flavor, "%s → %s" % (ra, rb), count["faster"], count["slower"],
+                         count["same"], median, verdict))
+    return rows
+
+
+def documented_markdown(rows):
+    lines = ["## Documented changes: what this history shows", "",
+             "Performance changes that MXNet's release notes, pull requests or issues document "
+             "(`docs/documented-changes.toml`), against the measured pair of releases that "
+             "brackets each. Counts are parameter points of the named benchmarks; ratio = "
+             "median new / old time.", "",
+             "| release | what (source) | flavor | measured pair | faster / slower / same "
+             "| median ratio | verdict |", "|---|---|---|---|---|---:|---|"]
+    for entry, flavor, pair, faster, slower, same, median, verdict in rows:
+        lines.append("| %s | %s ([source](%s)) | %s | %s | %s | %s | **%s** |" % (
+            entry["release"], entry["what"], entry["source"], flavor, pair or "—",
+            "%d / %d / %d" % (faster, slower, same) if pair else "—",
+            "%.2f" % median if median is not None else "—", verdict))
+    return "\n".join(lines) + "\n"
+
+
 def short_name(name):
     """'bench_operators.dot.time_forward('medium', 'float32', 'cpu')' -> 'dot.time_forward(medium, float32, cpu)'."""
     return name.replace("bench_operators.", "").replace("bench_", "").replace("'", "")
@@ -241,6 +313,8 @@ def main(argv=None):
         report = release_changes(results_dir, machine, ladder_dir, env_names, args.factor,
                                  timings_only=not args.all_kinds)
         text = markdown_report(report, machine, args.factor, args.top)
+        if os.path.exists(DOCUMENTED):
+            text += "\n" + documented_markdown(check_documented(report, load_documented()))
         if args.output:
             with open(args.output, "w") as fh:
                 fh.write(text)

@@ -1,4 +1,5 @@
 """mxbench.changes and mxbench.cost on real asv results (the asv_e2e fixture's run)."""
+import importlib
 import shutil
 import subprocess
 import sys
@@ -64,3 +65,43 @@ def test_aa_summary_counts():
     summary = aa_summary(changes)
     assert summary["points"] == 3 and summary["flagged"] == 1
     assert 0.02 < summary["median_abs_log_ratio"] < 0.031
+
+
+def test_documented_changes_are_checked_against_the_bracketing_pair():
+    from mxbench.changes import check_documented, documented_markdown
+    entry = {"release": "1.9.0", "benchmarks": ["bench_operators.LayerNorm.time_forward"],
+             "flavors": ["cpu-mkldnn", "cpu-openblas"], "expect": "faster",
+             "what": "LayerNorm kernel", "source": "https://example.invalid/pr"}
+    name = "bench_operators.LayerNorm.time_forward(%s, float32, cpu)"
+    pair = [Change(name % "small", 1.0, 0.3, 0.3, "faster", "seconds"),
+            Change(name % "medium", 1.0, 0.25, 0.25, "faster", "seconds"),
+            Change(name % "large", 1.0, 1.0, 1.0, "same", "seconds"),
+            # a prefix of another benchmark's name must not count
+            Change("bench_operators.LayerNorm.time_forward_backward(small)", 1, 9, 9, "slower", "s")]
+    report = {"cpu-mkldnn": [("1.7.0.post2", "1.8.0.post0", []),
+                             ("1.8.0.post0", "1.9.1", pair)],  # 1.9.0 not measured: 1.9.1 ships it
+              "cpu-openblas": [("1.6.0", "1.7.0", [])]}           # history stops before 1.9.0
+    rows = check_documented(report, [entry])
+    by_flavor = dict((r[1], r) for r in rows)
+    assert by_flavor["cpu-mkldnn"][2:] == ("1.8.0.post0 → 1.9.1", 2, 0, 1, 0.3, "seen")
+    assert by_flavor["cpu-openblas"][2:] == (None, 0, 0, 0, None, "not measured")
+    entry["expect"] = "slower"
+    assert check_documented(report, [entry])[0][-1] == "not seen"
+    text = documented_markdown(rows)
+    assert "| 1.9.0 | LayerNorm kernel ([source](https://example.invalid/pr)) | cpu-mkldnn" in text
+
+
+def test_documented_changes_file_is_well_formed():
+    from env_matrix.matrix import load
+    from mxbench.changes import load_documented
+    releases = set(load().releases())
+    for entry in load_documented():
+        assert entry["release"] in releases, entry
+        assert entry["expect"] in ("faster", "slower"), entry
+        assert entry["source"].startswith("https://"), entry
+        assert entry["benchmarks"] and all(b.startswith("bench_") for b in entry["benchmarks"])
+        assert set(entry["flavors"]) <= {"cpu-mkldnn", "cpu-openblas"}, entry
+        for bench in entry["benchmarks"]:  # module.Class.method of this suite
+            module, cls, method = bench.split(".")
+            mod = importlib.import_module("benchmarks." + module)
+            assert hasattr(getattr(mod, cls, None), method), bench
