@@ -223,3 +223,23 @@ def test_strict_mode_fails_bad_inputs_that_lenient_mode_skips():
     finally:
         H.STRICT = saved
         H._CALLS.clear()
+
+
+def test_an_argument_the_release_lacks_is_a_skip_not_silently_ignored():
+    """mxnet 1.1.0's norm documents only `data` and drops ord/axis without a word; its
+    generated docstring is the evidence the harness reads (this one is 1.1.0's, abridged)."""
+    def norm(data=None, out=None, name=None, **kwargs):
+        """Flattens the input array and then computes the l2 norm.
+
+        Parameters
+        ----------
+        data : NDArray
+            Source input
+
+        out : NDArray, optional
+            The output NDArray to hold the result.
+        """
+    with pytest.raises(NotImplementedError, match="has no argument axis, ord"):
+        H.check_arguments(norm, "norm", {"ord": 2, "axis": 1})
+    H.check_arguments(norm, "norm", {"out": None})
+    H.check_arguments(H.mx.nd.norm, "norm", {"ord": 2, "axis": 1})  # this release has both
