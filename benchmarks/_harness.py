@@ -29,7 +29,21 @@ def apply_variant(name):
     os.environ.update(variant.get("env", {}))
     if variant.get("cpu_affinity") is not None:
         os.sched_setaffinity(0, variant["cpu_affinity"])
+    for param, value in sorted(variant.get("mallopt", {}).items()):
+        set_malloc_option(param, value)
     return variant
+
+
+# glibc's mallopt() parameters (malloc.h). MALLOC_*_ environment variables would be read
+# when the process starts, too early to set from here; mallopt applies from now on.
+MALLOPT_PARAMS = {"M_TRIM_THRESHOLD": -1, "M_TOP_PAD": -2, "M_MMAP_THRESHOLD": -3}
+
+
+def set_malloc_option(param, value):
+    import ctypes
+    libc = ctypes.CDLL("libc.so.6")
+    if libc.mallopt(MALLOPT_PARAMS[param], int(value)) != 1:
+        raise ValueError("mallopt(%s, %d) was refused" % (param, value))
 
 
 # asv's forkserver imports this module once, then forks a process per benchmark.
