@@ -9,8 +9,7 @@ import math
 import subprocess
 import sys
 
-from tests.conftest import ROOT
-from tests.conftest import E2E_RELEASES
+from tests.conftest import E2E_ATTRS, E2E_RELEASES, ROOT
 
 
 def load_results(path):
