@@ -168,3 +168,18 @@ def test_steady_allocator_variant_cuts_page_faults_per_call():
     settings less (1.9.0: none; 1.9.1: 41). Fault counts, unlike times, repeat exactly."""
     default, steady = faults_per_call("default"), faults_per_call("steady-allocator")
     assert steady < default and steady < 2048 / 10, (default, steady)
+
+
+def test_dispatch_floor_per_variant_runs():
+    proc = subprocess.run([sys.executable, "-m", "mxbench.dispatch", "--variant", "default",
+                           "--variant", "naive-engine", "--processes", "1", "--samples", "3",
+                           "--calls", "20"], cwd=str(ROOT), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout
+    rows = dict(line.split()[:2] for line in proc.stdout.splitlines()[2:])
+    assert set(rows) == {"default", "naive-engine"}
+    assert all(0 < float(v) < 10000 for v in rows.values())
+    bad = subprocess.run([sys.executable, "-m", "mxbench.dispatch", "--variant", "turbo",
+                          "--processes", "1"], cwd=str(ROOT), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, universal_newlines=True, timeout=300)
+    assert bad.returncode == 2 and "unknown MXBENCH_VARIANT 'turbo'" in bad.stdout
