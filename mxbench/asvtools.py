@@ -117,7 +117,7 @@ def environment_for_flavor(flavor, config=DEFAULT_CONFIG, variant="default"):
                              "; the other variants are in asv.variants.conf.json"
                              if variants == ["default"] else
                              "; 'default' is asv.conf.json" if variant == "default" else ""))
-    names = environment_names(config, variant)
+    names = dict((fl, name) for name, fl, var in envs if var == variant)
     if flavor not in names:
         raise MatrixError("flavor %s is not in the matrix of %s (it has: %s)%s"
                           % (flavor, os.path.basename(config), ", ".join(sorted(names)),

@@ -351,7 +351,7 @@ def main(argv=None):
     label = lambda machine, variant: machine + ("" if variant == "default" else "/" + variant)
     print("%s %s %s, %s vs %s at factor %.2f: %d points, %d flagged, median |log ratio| "
           "%.2f%%, 90th percentile %.2f%%" % (
-              args.command.upper().replace("AA", "A/A").replace("AB", "A/B"), args.release,
+              {"aa": "A/A", "ab": "A/B"}[args.command], args.release,
               args.flavor, label(machine_a, args.variant_a), label(machine_b, args.variant_b),
               args.factor,
               summary["points"], summary["flagged"], 100 * summary["median_abs_log_ratio"],
