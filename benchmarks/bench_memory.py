@@ -6,6 +6,10 @@ benchmark): its output, its workspace and the one-time set-up it triggers. setup
 the inputs but does not call the operator; a warmed-up call reuses freed blocks, and its
 figure flipped between 0 and the output size from run to run (see _harness.first_call_peak_rss).
 It is host memory, so GPU points are not measured here.
+
+The `small` shapes are left out: their first call raises peak RSS by 0.1-0.3 MB, nearly all
+one-time set-up, and that moved by 57-64 KiB between two identical runs (16 of 628 points of
+an A/A pair differed by 1.2x or more, all of them small): below what this method resolves.
 """
 from . import _harness as H
 from .bench_operators import global_name
@@ -13,6 +17,13 @@ from .catalogue import OPERATORS
 
 # Bump when the memory method changes; part of every class's asv `version`.
 MEMORY_METHOD_VERSION = "1"
+# Shapes whose first-call figure is below the method's resolution (see above). Leaving a
+# shape out changes the parameter grid only: asv keeps the recorded points of the others.
+UNRESOLVED_SHAPES = ("small",)
+
+
+def measured_cases(op):
+    return [shape for shape in op.cases if shape not in UNRESOLVED_SHAPES]
 
 
 class _FirstCallMemory(object):
@@ -32,7 +43,7 @@ class _FirstCallMemory(object):
 def _make_class(op):
     return type(op.class_name, (_FirstCallMemory,), {
         "operator": op,
-        "params": [list(op.cases), list(op.dtypes)],
+        "params": [measured_cases(op), list(op.dtypes)],
         "version": "%s.%s.%s" % (H.HARNESS_VERSION, op.version, MEMORY_METHOD_VERSION),
         "__module__": __name__,
         "__doc__": "first-call peak RSS of %s (%s)" % (op.name, op.category),

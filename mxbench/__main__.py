@@ -4,7 +4,9 @@
     python -m mxbench run [RELEASE ...] [-- ASV ARGS]   asv run for those releases (default:
                                                  the newest release and the one before it)
     python -m mxbench find RANGE BENCH --flavor F   asv find for one flavor, across gaps
-    python -m mxbench --config asv.variants.conf.json run RELEASE --variant V   an A/B variant
+    python -m mxbench run RELEASE --variant V    an A/B variant (asv.variants.conf.json)
+    python -m mxbench check BASE HEAD            asv continuous for a change: exit 1 on a
+                                                 significant slow-down beyond --factor
 
 Other tools: python -m env_matrix (release x flavor table), python -m mxbench.coverage,
 python -m mxbench.export, python -m mxbench.adhoc.
@@ -89,6 +91,41 @@ def cmd_run(args, asv_extra):
         os.unlink(hashfile)
 
 
+# The gating check's defaults, justified by the A/A figures in the README ("A check for a
+# change"): the factor the quiet A/A pairs stay under, on the variant whose floor is steady.
+CHECK_FACTOR = 1.5
+CHECK_VARIANT = "default"
+
+
+def cmd_check(args, asv_extra):
+    """asv continuous BASE HEAD for one flavor and variant, under a machine name of its own.
+
+    asv continuous saves the results of both commits; a name of its own ("<machine>-check")
+    keeps a check's subset run from replacing the recorded history of those commits.
+    """
+    env_name = asvtools.environment_for_flavor(args.flavor, args.config, args.variant)
+    conf, matrix = asvtools.read_config(args.config), load()
+    for release in (args.base, args.head):
+        matrix.check_release(release)
+        wheel = matrix.resolve(release, args.flavor, conf["pythons"][0],
+                               conf["matrix"]["req"].get("numpy"))
+        if wheel.status != OK:  # asv would only record skips and call that a pass
+            raise MatrixError("%s %s: %s" % (release, args.flavor, wheel.describe()))
+    base, head = (asvtools.release_commit(r, args.config) for r in (args.base, args.head))
+    machine = asvtools.ensure_machine((args.machine or asvtools.machine_name()) + "-check")
+    asv_args = ["continuous", "--factor", str(args.factor), "--machine", machine,
+                "-E", env_name, "--split"]
+    if args.bench:
+        asv_args += ["-b", args.bench]
+    code = asvtools.run_asv(asv_args + asv_extra + [base, head], config=args.config)
+    verdict = {0: "no significant slow-down beyond %.2fx" % args.factor,
+               1: "REGRESSION: a benchmark got slower beyond %.2fx, significantly" % args.factor,
+               2: "a benchmark FAILED (see above)"}.get(code, "asv exited with %d" % code)
+    print("check %s -> %s, %s, %s: %s (exit %d)" % (args.base, args.head, args.flavor,
+                                                   args.variant, verdict, code))
+    return code
+
+
 def cmd_find(args):
     from .bisect import Bisection
     Bisection(args.benchmark, args.flavor, args.config, args.machine, args.invert).run(args.range)
@@ -116,6 +153,16 @@ def main(argv=None):
     run.add_argument("--quick", action="store_true", help="one sample each (smoke run)")
     run.add_argument("--rerun", action="store_true", help="measure again what is recorded")
 
+    check = sub.add_parser("check", help="asv continuous BASE HEAD: exit 1 on a regression")
+    check.add_argument("base", help="release to compare against, e.g. 1.9.0")
+    check.add_argument("head", help="release to check, e.g. 1.9.1")
+    check.add_argument("--flavor", default="cpu-mkldnn")
+    check.add_argument("--variant", default=CHECK_VARIANT,
+                       help="how MXNet runs (env_matrix/variants.json; default: %(default)s)")
+    check.add_argument("--factor", type=float, default=CHECK_FACTOR,
+                       help="slow-down that fails the check (default: %(default)s)")
+    check.add_argument("--bench", "-b", help="asv benchmark regex (default: all)")
+
     find = sub.add_parser("find", help="bisect a change across the ladder for one flavor")
     find.add_argument("range", help="e.g. 1.6.0..1.9.1")
     find.add_argument("benchmark", help="exact benchmark name")
@@ -126,11 +173,17 @@ def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     asv_extra = argv[argv.index("--") + 1:] if "--" in argv else []
     args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
-    if asv_extra and args.command != "run":
-        parser.error("asv arguments after -- are for `run` only")
+    if asv_extra and args.command not in ("run", "check"):
+        parser.error("asv arguments after -- are for `run` and `check` only")
+    chosen = getattr(args, "variant", None) or []
+    chosen = [chosen] if isinstance(chosen, str) else chosen
+    if args.config == asvtools.DEFAULT_CONFIG and set(chosen) - {"default"}:
+        args.config = asvtools.VARIANTS_CONFIG  # a variant other than default lives there
     try:
         if args.command == "run":
             return cmd_run(args, asv_extra)
+        if args.command == "check":
+            return cmd_check(args, asv_extra)
         return {"setup": cmd_setup, "find": cmd_find}[args.command](args)
     except MatrixError as exc:
         print("error: %s" % exc, file=sys.stderr)

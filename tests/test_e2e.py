@@ -165,3 +165,28 @@ def test_the_suite_imports_and_runs_on_the_oldest_release(asv_e2e):
     finally:  # other tests expect the fixture's two releases only
         if result.exists():
             result.unlink()
+
+
+def test_check_fails_on_a_real_regression_and_passes_the_other_way(asv_e2e):
+    """`mxbench check` is asv continuous. LayerNorm's forward on the medium shape became ~9x
+    faster in 1.9.0 (apache/mxnet#19601; the history has 11.7 ms -> 1.3 ms): checked as a
+    change from 1.9.1 back to 1.8.0.post0 it is a regression (exit 1), forward it is not."""
+    bench = r"^bench_operators\.LayerNorm\.time_forward\('medium', 'float32'"
+    back = asv_e2e.mxbench("check", "1.9.1", "1.8.0.post0", "-b", bench)
+    assert back.returncode == 1, back.stdout[-3000:]
+    assert "REGRESSION" in back.stdout and "LayerNorm.time_forward" in back.stdout
+    ahead = asv_e2e.mxbench("check", "1.8.0.post0", "1.9.1", "-b", bench)
+    assert ahead.returncode == 0, ahead.stdout[-3000:]
+    assert "no significant slow-down beyond 1.50x" in ahead.stdout
+    # a check records under a machine name of its own: the fixture's results are untouched
+    assert (asv_e2e.results_dir / (asv_e2e.machine + "-check")).is_dir()
+    for release in ("1.8.0.post0", "1.9.1"):
+        recorded = load_results(asv_e2e.result_file(release, "cpu-mkldnn"))["results"]
+        assert "bench_operators.LayerNorm.time_forward" not in recorded
+
+
+def test_check_refuses_what_it_cannot_measure(asv_e2e):
+    proc = asv_e2e.mxbench("check", "1.9.0", "1.9.7")
+    assert proc.returncode == 2 and "unknown MXNet release '1.9.7'" in proc.stdout
+    proc = asv_e2e.mxbench("check", "1.8.0.post0", "1.9.1", "--flavor", "cpu-openblas")
+    assert proc.returncode == 2 and "1.9.1 cpu-openblas: no build" in proc.stdout
