@@ -5,7 +5,8 @@
                                                  the newest release and the one before it)
     python -m mxbench find RANGE BENCH --flavor F   asv find for one flavor, across gaps
     python -m mxbench run RELEASE --variant V    an A/B variant (asv.variants.conf.json)
-    python -m mxbench check BASE HEAD            asv continuous for a change: exit 1 on a
+    python -m mxbench check BASE HEAD            asv continuous for a change, and a second
+                                                 pass over what it flags: exit 1 on a
                                                  significant slow-down beyond --factor
 
 Other tools: python -m env_matrix (release x flavor table), python -m mxbench.coverage,
@@ -21,6 +22,7 @@ from env_matrix.ladder import tags
 from env_matrix.matrix import OK, MatrixError, load
 
 from . import asvtools
+from . import check as check_defaults
 
 
 def cmd_setup(args):
@@ -91,39 +93,10 @@ def cmd_run(args, asv_extra):
         os.unlink(hashfile)
 
 
-# The gating check's defaults, justified by the A/A figures in the README ("A check for a
-# change"): the factor the quiet A/A pairs stay under, on the variant whose floor is steady.
-CHECK_FACTOR = 1.5
-CHECK_VARIANT = "default"
-
-
 def cmd_check(args, asv_extra):
-    """asv continuous BASE HEAD for one flavor and variant, under a machine name of its own.
-
-    asv continuous saves the results of both commits; a name of its own ("<machine>-check")
-    keeps a check's subset run from replacing the recorded history of those commits.
-    """
-    env_name = asvtools.environment_for_flavor(args.flavor, args.config, args.variant)
-    conf, matrix = asvtools.read_config(args.config), load()
-    for release in (args.base, args.head):
-        matrix.check_release(release)
-        wheel = matrix.resolve(release, args.flavor, conf["pythons"][0],
-                               conf["matrix"]["req"].get("numpy"))
-        if wheel.status != OK:  # asv would only record skips and call that a pass
-            raise MatrixError("%s %s: %s" % (release, args.flavor, wheel.describe()))
-    base, head = (asvtools.release_commit(r, args.config) for r in (args.base, args.head))
-    machine = asvtools.ensure_machine((args.machine or asvtools.machine_name()) + "-check")
-    asv_args = ["continuous", "--factor", str(args.factor), "--machine", machine,
-                "-E", env_name, "--split"]
-    if args.bench:
-        asv_args += ["-b", args.bench]
-    code = asvtools.run_asv(asv_args + asv_extra + [base, head], config=args.config)
-    verdict = {0: "no significant slow-down beyond %.2fx" % args.factor,
-               1: "REGRESSION: a benchmark got slower beyond %.2fx, significantly" % args.factor,
-               2: "a benchmark FAILED (see above)"}.get(code, "asv exited with %d" % code)
-    print("check %s -> %s, %s, %s: %s (exit %d)" % (args.base, args.head, args.flavor,
-                                                   args.variant, verdict, code))
-    return code
+    from .check import run_check
+    return run_check(args.base, args.head, args.flavor, args.variant, args.factor, args.bench,
+                     args.config, args.machine, asv_extra, confirm=not args.no_second_pass)
 
 
 def cmd_find(args):
@@ -157,11 +130,14 @@ def main(argv=None):
     check.add_argument("base", help="release to compare against, e.g. 1.9.0")
     check.add_argument("head", help="release to check, e.g. 1.9.1")
     check.add_argument("--flavor", default="cpu-mkldnn")
-    check.add_argument("--variant", default=CHECK_VARIANT,
+    check.add_argument("--variant", default=check_defaults.CHECK_VARIANT,
                        help="how MXNet runs (env_matrix/variants.json; default: %(default)s)")
-    check.add_argument("--factor", type=float, default=CHECK_FACTOR,
+    check.add_argument("--factor", type=float, default=check_defaults.CHECK_FACTOR,
                        help="slow-down that fails the check (default: %(default)s)")
-    check.add_argument("--bench", "-b", help="asv benchmark regex (default: all)")
+    check.add_argument("--bench", "-b", default=check_defaults.CHECK_BENCH,
+                       help="asv benchmark regex (default: all but the roofline rates)")
+    check.add_argument("--no-second-pass", action="store_true",
+                       help="fail on the first pass's flags (no re-measurement)")
 
     find = sub.add_parser("find", help="bisect a change across the ladder for one flavor")
     find.add_argument("range", help="e.g. 1.6.0..1.9.1")

@@ -1,6 +1,6 @@
 """Where the time of a run goes: asv's recorded duration per benchmark, summed.
 
-    python -m mxbench.cost --release 1.9.1 --flavor cpu-mkldnn [--machine M] [--top 15]
+    python -m mxbench.cost --release 1.9.1 --flavor cpu-mkldnn [--variant V] [--machine M]
 
 asv stores, for every benchmark of a result file, the wall time it took to run (all its
 parameter points, all rounds); the per-environment total plus the environment's install
@@ -13,15 +13,22 @@ from collections import defaultdict
 from tabulate import tabulate
 
 from mxbench import asvtools
+from mxbench.export import load_benchmark_info
 from env_matrix.matrix import MatrixError
 
 
 def durations(results_dir, machine, commit, env_name):
-    """{benchmark: seconds} and the build/install seconds for one result file."""
+    """{benchmark: seconds} and the build/install seconds for one result file.
+
+    Only the suite's current benchmarks (benchmarks.json) count: `asv run` on a recorded
+    result keeps the entries of benchmarks that were removed since, with their old durations.
+    """
     from asv.results import iter_results_for_machine_and_hash
+    current = load_benchmark_info(results_dir)
     for result in iter_results_for_machine_and_hash(results_dir, machine, commit):
         if result.env_name == env_name:
-            per = {k: result.duration.get(k) or 0.0 for k in result.get_all_result_keys()}
+            per = {k: result.duration.get(k) or 0.0 for k in result.get_all_result_keys()
+                   if not current or k in current}
             build = sum(v for k, v in result.duration.items() if k.startswith("<"))
             return per, build
     raise SystemExit("no result for %s in %s on machine %s" % (commit[:8], env_name, machine))
@@ -34,11 +41,15 @@ def main(argv=None):
     parser.add_argument("--machine", default=None)
     parser.add_argument("--release", required=True)
     parser.add_argument("--flavor", default="cpu-mkldnn")
+    parser.add_argument("--variant", default="default",
+                        help="an A/B variant's run (env_matrix/variants.json)")
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args(argv)
+    if args.variant != "default" and args.config == asvtools.DEFAULT_CONFIG:
+        args.config = asvtools.VARIANTS_CONFIG
     try:
         commit = asvtools.release_commit(args.release, args.config)
-        env_name = asvtools.environment_for_flavor(args.flavor, args.config)
+        env_name = asvtools.environment_for_flavor(args.flavor, args.config, args.variant)
     except MatrixError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
@@ -50,8 +61,9 @@ def main(argv=None):
         by_module[name.split(".")[0]] += seconds
         by_method[name.rsplit(".", 1)[-1]] += seconds
     total = sum(per.values())
+    label = args.flavor if args.variant == "default" else "%s/%s" % (args.flavor, args.variant)
     print("%s %s: %d benchmarks, %.0f s benchmarking + %.0f s install = %.1f min"
-          % (args.release, args.flavor, len(per), total, build, (total + build) / 60))
+          % (args.release, label, len(per), total, build, (total + build) / 60))
     print()
     print(tabulate(sorted(by_module.items(), key=lambda kv: -kv[1]),
                    headers=["module", "seconds"], floatfmt=".0f"))

@@ -75,6 +75,13 @@ def test_a_variant_runs_as_its_own_environment_and_compares(asv_e2e):
         assert ab.returncode == 0, ab.stdout
         assert ab.stdout.startswith("A/B 1.9.1 cpu-mkldnn, %s vs %s/one-core"
                                     % (asv_e2e.machine, asv_e2e.machine)), ab.stdout
+        cost = subprocess.run(
+            [sys.executable, "-m", "mxbench.cost", "--config", str(asv_e2e.variants_conf_path),
+             "--machine", asv_e2e.machine, "--release", "1.9.1", "--variant", "one-core"],
+            cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            universal_newlines=True, timeout=300)
+        assert cost.returncode == 0, cost.stdout
+        assert cost.stdout.startswith("1.9.1 cpu-mkldnn/one-core: 3 benchmarks"), cost.stdout
     finally:  # other tests expect the fixture's environments only
         if result.exists():
             result.unlink()
@@ -168,16 +175,23 @@ def test_the_suite_imports_and_runs_on_the_oldest_release(asv_e2e):
 
 
 def test_check_fails_on_a_real_regression_and_passes_the_other_way(asv_e2e):
-    """`mxbench check` is asv continuous. LayerNorm's forward on the medium shape became ~9x
-    faster in 1.9.0 (apache/mxnet#19601; the history has 11.7 ms -> 1.3 ms): checked as a
-    change from 1.9.1 back to 1.8.0.post0 it is a regression (exit 1), forward it is not."""
+    """`mxbench check` = asv continuous + a second pass over what it flags, with the
+    low-noise variant. LayerNorm's forward on the medium shape became ~9x faster in 1.9.0
+    (apache/mxnet#19601; the history has 11.7 ms -> 1.3 ms): checked as a change from 1.9.1
+    back to 1.8.0.post0 it is a regression in both passes (exit 1); forward it is not."""
     bench = r"^bench_operators\.LayerNorm\.time_forward\('medium', 'float32'"
-    back = asv_e2e.mxbench("check", "1.9.1", "1.8.0.post0", "-b", bench)
+    back = asv_e2e.mxbench("check", "1.9.1", "1.8.0.post0", "-b", bench,
+                           config=asv_e2e.variants_conf_path)
     assert back.returncode == 1, back.stdout[-3000:]
-    assert "REGRESSION" in back.stdout and "LayerNorm.time_forward" in back.stdout
-    ahead = asv_e2e.mxbench("check", "1.8.0.post0", "1.9.1", "-b", bench)
+    assert "MXBENCH_VARIANTlow-noise-MXNET_FLAVORcpu-mkldnn" in back.stdout
+    assert ("second pass: measuring again the 1 flagged point(s): "
+            "bench_operators.LayerNorm.time_forward('medium', 'float32'") in back.stdout
+    assert "REGRESSION: significantly slower beyond 1.20x in both passes" in back.stdout
+    ahead = asv_e2e.mxbench("check", "1.8.0.post0", "1.9.1", "-b", bench,
+                            config=asv_e2e.variants_conf_path)
     assert ahead.returncode == 0, ahead.stdout[-3000:]
-    assert "no significant slow-down beyond 1.50x" in ahead.stdout
+    assert "no significant slow-down beyond 1.20x" in ahead.stdout
+    assert "second pass" not in ahead.stdout
     # a check records under a machine name of its own: the fixture's results are untouched
     assert (asv_e2e.results_dir / (asv_e2e.machine + "-check")).is_dir()
     for release in ("1.8.0.post0", "1.9.1"):
@@ -186,7 +200,10 @@ def test_check_fails_on_a_real_regression_and_passes_the_other_way(asv_e2e):
 
 
 def test_check_refuses_what_it_cannot_measure(asv_e2e):
-    proc = asv_e2e.mxbench("check", "1.9.0", "1.9.7")
+    proc = asv_e2e.mxbench("check", "1.9.0", "1.9.7", config=asv_e2e.variants_conf_path)
     assert proc.returncode == 2 and "unknown MXNet release '1.9.7'" in proc.stdout
-    proc = asv_e2e.mxbench("check", "1.8.0.post0", "1.9.1", "--flavor", "cpu-openblas")
+    proc = asv_e2e.mxbench("check", "1.8.0.post0", "1.9.1", "--flavor", "cpu-openblas",
+                           config=asv_e2e.variants_conf_path)
     assert proc.returncode == 2 and "1.9.1 cpu-openblas: no build" in proc.stdout
+    proc = asv_e2e.mxbench("check", "1.8.0.post0", "1.9.1", "--variant", "fast")
+    assert proc.returncode == 2 and "variant fast is not in the matrix" in proc.stdout

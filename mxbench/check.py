@@ -1,0 +1,91 @@
+"""A check for a change: asv continuous BASE HEAD, then a second pass over what regressed.
+
+    python -m mxbench check BASE HEAD [--flavor F] [--variant V] [--factor X] [-b REGEX]
+
+Exit codes are asv continuous's: 0 no significant slow-down beyond the factor, 1 a
+regression, 2 a benchmark failed. The first pass runs the selected benchmarks on both
+releases (asv interleaves their rounds); every parameter point it flags as slower is
+measured again on both, and only a slow-down flagged in that second pass too fails the
+check. A real change shows up twice; a noisy moment of a shared machine (see the README's
+A/A figures) rarely hits the same point twice. The defaults (variant, factor, benchmarks) are the ones the A/A and
+sensitivity figures in the README justify.
+"""
+import os
+import re
+
+from env_matrix.matrix import OK, MatrixError, load
+from mxbench import asvtools
+
+# The gating check's defaults (README, "A check for a change"): the variant whose A/A pair
+# is quietest, the factor its A/A pair stays under, and every benchmark but the roofline
+# rates (GB/s, GFLOP/s: higher is better, which asv continuous would call a regression).
+CHECK_VARIANT = "low-noise"
+CHECK_FACTOR = 1.2
+CHECK_BENCH = r"^(?!bench_roofline\.)"
+
+
+def check_machine(machine=None):
+    """Where a check records: its own machine name, so that its subset runs never replace
+    the recorded history of the two releases (results/*-check/ is git-ignored)."""
+    return asvtools.ensure_machine((machine or asvtools.machine_name()) + "-check")
+
+
+def require_builds(releases, flavor, config):
+    conf, matrix = asvtools.read_config(config), load()
+    for release in releases:
+        matrix.check_release(release)
+        wheel = matrix.resolve(release, flavor, conf["pythons"][0],
+                               conf["matrix"]["req"].get("numpy"))
+        if wheel.status != OK:  # asv would record skips only, and call that a pass
+            raise MatrixError("%s %s: %s" % (release, flavor, wheel.describe()))
+
+
+def forget_results(results_dir, machine, commits, env_name):
+    """A check starts clean: no benchmarks left over from an earlier check of these commits."""
+    for commit in commits:
+        path = os.path.join(results_dir, machine, "%s-%s.json" % (commit[:8], env_name))
+        if os.path.exists(path):
+            os.unlink(path)
+
+
+def regressed_points(results_dir, machine, base, head, env_name, factor):
+    """'name(params)' of the points significantly slower in head, as asv's -b sees them."""
+    from mxbench.changes import compare, points
+    before, after = (points(results_dir, machine, c, env_name) for c in (base, head))
+    return [c.name for c in compare(before, after, factor) if c.verdict == "slower"]
+
+
+def points_regex(names):
+    """asv -b for exactly these points (asv matches 'name(param, ...)', or 'name')."""
+    return "^(%s)$" % "|".join(re.escape(n) for n in names)
+
+
+def run_check(base_release, head_release, flavor, variant, factor, bench, config,
+              machine=None, asv_extra=(), confirm=True):
+    env_name = asvtools.environment_for_flavor(flavor, config, variant)
+    require_builds((base_release, head_release), flavor, config)
+    base, head = (asvtools.release_commit(r, config) for r in (base_release, head_release))
+    machine = check_machine(machine)
+    results_dir = asvtools.project_dirs(config)[1]
+    forget_results(results_dir, machine, (base, head), env_name)
+
+    def continuous(regex):
+        return asvtools.run_asv(["continuous", "--factor", str(factor), "--machine", machine,
+                                 "-E", env_name, "--split", "-b", regex] + list(asv_extra)
+                                + [base, head], config=config)
+
+    code = continuous(bench)
+    regressed = regressed_points(results_dir, machine, base, head, env_name, factor)
+    if code == 1 and confirm and regressed:
+        print("second pass: measuring again the %d flagged point(s): %s"
+              % (len(regressed), ", ".join(regressed)), flush=True)
+        code = continuous(points_regex(regressed))
+        if code == 0:
+            print("not confirmed: the second pass flags none of them", flush=True)
+    verdict = {0: "no significant slow-down beyond %.2fx" % factor,
+               1: "REGRESSION: significantly slower beyond %.2fx%s"
+                  % (factor, " in both passes" if confirm else ""),
+               2: "a benchmark FAILED (see above)"}.get(code, "asv exited with %d" % code)
+    print("check %s -> %s, %s, %s: %s (exit %d)"
+          % (base_release, head_release, flavor, variant, verdict, code))
+    return code
