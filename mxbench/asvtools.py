@@ -82,6 +82,24 @@ def release_commit(release, config=DEFAULT_CONFIG):
     return ladder.tags(project_dirs(config)[0])[release]
 
 
+def config_copy(config, path, **changes):
+    """Write to `path` a copy of an asv config with some keys changed. Relative paths and
+    {conf_dir} are resolved against the original's folder, so the copy works from anywhere."""
+    import json
+    conf = read_config(config)
+    base = os.path.dirname(os.path.abspath(config))
+    for key in ("repo", "env_dir", "results_dir", "html_dir", "benchmark_dir"):
+        if key in conf and "://" not in conf[key]:
+            conf[key] = os.path.join(base, conf[key])
+    for key in ("build_command", "install_command", "uninstall_command"):
+        if key in conf:
+            conf[key] = [c.replace("{conf_dir}", base) for c in conf[key]]
+    conf.update(changes)
+    with open(path, "w") as fh:
+        json.dump(conf, fh, indent=1)
+    return path
+
+
 def ensure_ladder(config=DEFAULT_CONFIG):
     return ladder.ensure(project_dirs(config)[0])
 

@@ -7,7 +7,7 @@ regression, 2 a benchmark failed. The first pass runs the selected benchmarks on
 releases (asv interleaves their rounds); every parameter point it flags as slower is
 measured again on both, and only a slow-down flagged in that second pass too fails the
 check. A real change shows up twice; a noisy moment of a shared machine (see the README's
-A/A figures) rarely hits the same point twice. The defaults (variant, factor, benchmarks) are the ones the A/A and
+A/A figures) rarely hits the same point twice. Results go to .asv/check-results (not results/). The defaults (variant, factor, benchmarks) are the ones the A/A and
 sensitivity figures in the README justify.
 """
 import os
@@ -24,10 +24,10 @@ CHECK_FACTOR = 1.2
 CHECK_BENCH = r"^(?!bench_roofline\.)"
 
 
-def check_machine(machine=None):
-    """Where a check records: its own machine name, so that its subset runs never replace
-    the recorded history of the two releases (results/*-check/ is git-ignored)."""
-    return asvtools.ensure_machine((machine or asvtools.machine_name()) + "-check")
+def check_results_dir(config):
+    """Where a check records: not results/, so that its subset runs never replace the
+    recorded history of the two releases nor reach the published site (.asv is git-ignored)."""
+    return os.path.join(os.path.dirname(os.path.abspath(config)), ".asv", "check-results")
 
 
 def require_builds(releases, flavor, config):
@@ -41,7 +41,7 @@ def require_builds(releases, flavor, config):
 
 
 def forget_results(results_dir, machine, commits, env_name):
-    """A check starts clean: no benchmarks left over from an earlier check of these commits."""
+    """A check starts clean: no points left over from an earlier check of these commits."""
     for commit in commits:
         path = os.path.join(results_dir, machine, "%s-%s.json" % (commit[:8], env_name))
         if os.path.exists(path):
@@ -65,14 +65,18 @@ def run_check(base_release, head_release, flavor, variant, factor, bench, config
     env_name = asvtools.environment_for_flavor(flavor, config, variant)
     require_builds((base_release, head_release), flavor, config)
     base, head = (asvtools.release_commit(r, config) for r in (base_release, head_release))
-    machine = check_machine(machine)
-    results_dir = asvtools.project_dirs(config)[1]
+    machine = asvtools.ensure_machine(machine)
+    results_dir = check_results_dir(config)
+    os.makedirs(results_dir, exist_ok=True)
     forget_results(results_dir, machine, (base, head), env_name)
+    check_config = asvtools.config_copy(
+        config, os.path.join(os.path.dirname(results_dir), "check.conf.json"),
+        results_dir=results_dir)
 
     def continuous(regex):
         return asvtools.run_asv(["continuous", "--factor", str(factor), "--machine", machine,
                                  "-E", env_name, "--split", "-b", regex] + list(asv_extra)
-                                + [base, head], config=config)
+                                + [base, head], config=check_config)
 
     code = continuous(bench)
     regressed = regressed_points(results_dir, machine, base, head, env_name, factor)

@@ -192,8 +192,11 @@ def test_check_fails_on_a_real_regression_and_passes_the_other_way(asv_e2e):
     assert ahead.returncode == 0, ahead.stdout[-3000:]
     assert "no significant slow-down beyond 1.20x" in ahead.stdout
     assert "second pass" not in ahead.stdout
-    # a check records under a machine name of its own: the fixture's results are untouched
-    assert (asv_e2e.results_dir / (asv_e2e.machine + "-check")).is_dir()
+    # a check records in .asv/check-results, beside the config: results/ is untouched
+    checked = asv_e2e.base / ".asv" / "check-results" / asv_e2e.machine
+    assert len(list(checked.glob("*-MXBENCH_VARIANTlow-noise-MXNET_FLAVORcpu-mkldnn.json"))) == 2
+    assert sorted(p.name for p in asv_e2e.results_dir.iterdir()) == \
+        sorted(p.name for p in asv_e2e.first_results.iterdir())
     for release in ("1.8.0.post0", "1.9.1"):
         recorded = load_results(asv_e2e.result_file(release, "cpu-mkldnn"))["results"]
         assert "bench_operators.LayerNorm.time_forward" not in recorded
