@@ -62,6 +62,9 @@ def points_regex(names):
 
 def run_check(base_release, head_release, flavor, variant, factor, bench, config,
               machine=None, asv_extra=(), confirm=True):
+    if base_release == head_release:  # asv would measure once and compare it with itself
+        raise MatrixError("BASE and HEAD are both %s; for an A/A comparison run the release "
+                          "twice and use python -m mxbench.changes aa" % base_release)
     env_name = asvtools.environment_for_flavor(flavor, config, variant)
     require_builds((base_release, head_release), flavor, config)
     base, head = (asvtools.release_commit(r, config) for r in (base_release, head_release))

@@ -208,5 +208,7 @@ def test_check_refuses_what_it_cannot_measure(asv_e2e):
     proc = asv_e2e.mxbench("check", "1.8.0.post0", "1.9.1", "--flavor", "cpu-openblas",
                            config=asv_e2e.variants_conf_path)
     assert proc.returncode == 2 and "1.9.1 cpu-openblas: no build" in proc.stdout
+    proc = asv_e2e.mxbench("check", "1.9.1", "1.9.1", config=asv_e2e.variants_conf_path)
+    assert proc.returncode == 2 and "BASE and HEAD are both 1.9.1" in proc.stdout
     proc = asv_e2e.mxbench("check", "1.8.0.post0", "1.9.1", "--variant", "fast")
     assert proc.returncode == 2 and "variant fast is not in the matrix" in proc.stdout
