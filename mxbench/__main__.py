@@ -152,9 +152,8 @@ def main(argv=None):
     if asv_extra and args.command not in ("run", "check"):
         parser.error("asv arguments after -- are for `run` and `check` only")
     chosen = getattr(args, "variant", None) or []
-    chosen = [chosen] if isinstance(chosen, str) else chosen
-    if args.config == asvtools.DEFAULT_CONFIG and set(chosen) - {"default"}:
-        args.config = asvtools.VARIANTS_CONFIG  # a variant other than default lives there
+    args.config = asvtools.config_for_variants(
+        args.config, [chosen] if isinstance(chosen, str) else chosen)
     try:
         if args.command == "run":
             return cmd_run(args, asv_extra)

@@ -125,6 +125,14 @@ def environment_names(config=DEFAULT_CONFIG, variant="default"):
     return dict((flavor, name) for name, flavor, var in environments(config) if var == variant)
 
 
+def config_for_variants(config, variants):
+    """asv.variants.conf.json in place of the default config when a variant other than
+    "default" is asked for: that is where the variants live. Any other config as given."""
+    if config == DEFAULT_CONFIG and set(variants) - {"default"}:
+        return VARIANTS_CONFIG
+    return config
+
+
 def environment_for_flavor(flavor, config=DEFAULT_CONFIG, variant="default"):
     load().flavor(flavor)  # unknown flavor: a MatrixError that names the known ones
     envs = environments(config)

@@ -7,8 +7,9 @@ regression, 2 a benchmark failed. The first pass runs the selected benchmarks on
 releases (asv interleaves their rounds); every parameter point it flags as slower is
 measured again on both, and only a slow-down flagged in that second pass too fails the
 check. A real change shows up twice; a noisy moment of a shared machine (see the README's
-A/A figures) rarely hits the same point twice. Results go to .asv/check-results (not results/). The defaults (variant, factor, benchmarks) are the ones the A/A and
-sensitivity figures in the README justify.
+A/A figures) rarely hits the same point twice. Results go to .asv/check-results, not
+results/. The defaults (variant, factor, benchmarks) are the ones the A/A and sensitivity
+figures in the README justify.
 """
 import os
 import re
@@ -16,11 +17,12 @@ import re
 from env_matrix.matrix import OK, MatrixError, load
 from mxbench import asvtools
 
-# The gating check's defaults (README, "A check for a change"): the variant whose A/A pair
-# is quietest, the factor its A/A pair stays under, and every benchmark but the roofline
+# The gating check's defaults (README, "A check for a change"): the variant whose A/A pairs
+# are quietest; the factor at which no slow-down of either low-noise A/A pair was flagged
+# in both passes (at 1.2 two were, at 1.26x and 1.29x); every benchmark but the roofline
 # rates (GB/s, GFLOP/s: higher is better, which asv continuous would call a regression).
 CHECK_VARIANT = "low-noise"
-CHECK_FACTOR = 1.2
+CHECK_FACTOR = 1.3
 CHECK_BENCH = r"^(?!bench_roofline\.)"
 
 

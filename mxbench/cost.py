@@ -45,8 +45,7 @@ def main(argv=None):
                         help="an A/B variant's run (env_matrix/variants.json)")
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args(argv)
-    if args.variant != "default" and args.config == asvtools.DEFAULT_CONFIG:
-        args.config = asvtools.VARIANTS_CONFIG
+    args.config = asvtools.config_for_variants(args.config, [args.variant])
     try:
         commit = asvtools.release_commit(args.release, args.config)
         env_name = asvtools.environment_for_flavor(args.flavor, args.config, args.variant)

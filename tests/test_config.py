@@ -183,3 +183,25 @@ def test_dispatch_floor_per_variant_runs():
                           "--processes", "1"], cwd=str(ROOT), stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=300)
     assert bad.returncode == 2 and "unknown MXBENCH_VARIANT 'turbo'" in bad.stdout
+
+
+def test_a_variant_other_than_default_selects_the_variants_config():
+    from mxbench import asvtools
+    default, variants = asvtools.DEFAULT_CONFIG, asvtools.VARIANTS_CONFIG
+    assert asvtools.config_for_variants(default, []) == default
+    assert asvtools.config_for_variants(default, ["default"]) == default
+    assert asvtools.config_for_variants(default, ["default", "one-core"]) == variants
+    gpu = str(ROOT / "asv.gpu.conf.json")  # a config given explicitly stays
+    assert asvtools.config_for_variants(gpu, ["one-core"]) == gpu
+
+
+def test_a_config_copy_resolves_paths_and_conf_dir_and_loads_in_asv(tmp_path):
+    from mxbench import asvtools
+    path = asvtools.config_copy(asvtools.VARIANTS_CONFIG, str(tmp_path / "copy.json"),
+                                results_dir=str(tmp_path / "elsewhere"))
+    copy = read_config(path)
+    assert copy["results_dir"] == str(tmp_path / "elsewhere")
+    assert copy["repo"] == str(ROOT / "ladder") and copy["env_dir"] == str(ROOT / ".asv" / "env")
+    assert copy["install_command"] == ["python %s/env_matrix/asv_hook.py install" % ROOT]
+    loaded = Config.load(path)
+    assert loaded.matrix == read_config(asvtools.VARIANTS_CONFIG)["matrix"]
