@@ -22,7 +22,7 @@ from env_matrix.ladder import tags
 from env_matrix.matrix import OK, MatrixError, load
 
 from . import asvtools
-from . import check as check_defaults
+from . import check as change_check
 
 
 def cmd_setup(args):
@@ -35,8 +35,7 @@ def cmd_setup(args):
 
 def print_plan(matrix, releases, flavors, config):
     """What each (release, flavor) will install, so a missing build is said up front."""
-    conf = asvtools.read_config(config)
-    python, numpy = conf["pythons"][0], conf["matrix"]["req"].get("numpy")
+    python, numpy = asvtools.python_and_numpy(asvtools.read_config(config))
     rows = [[r] + [matrix.resolve(r, f, python, numpy).describe() for f in flavors]
             for r in releases]
     print(tabulate(rows, headers=["release"] + flavors), flush=True)
@@ -59,9 +58,8 @@ def cmd_run(args, asv_extra):
     matrix = load()
     flavors = args.flavor or asvtools.config_flavors(args.config)
     if args.minor_lines:
-        conf = asvtools.read_config(args.config)
-        releases = newest_per_minor_line(matrix, flavors, conf["pythons"][0],
-                                         conf["matrix"]["req"].get("numpy"))
+        releases = newest_per_minor_line(
+            matrix, flavors, *asvtools.python_and_numpy(asvtools.read_config(args.config)))
     else:
         releases = args.releases or matrix.releases()[-2:]
     for release in releases:
@@ -94,9 +92,9 @@ def cmd_run(args, asv_extra):
 
 
 def cmd_check(args, asv_extra):
-    from .check import run_check
-    return run_check(args.base, args.head, args.flavor, args.variant, args.factor, args.bench,
-                     args.config, args.machine, asv_extra, confirm=not args.no_second_pass)
+    return change_check.run_check(args.base, args.head, args.flavor, args.variant, args.factor,
+                                  args.bench, args.config, args.machine, asv_extra,
+                                  confirm=not args.no_second_pass)
 
 
 def cmd_find(args):
@@ -130,11 +128,11 @@ def main(argv=None):
     check.add_argument("base", help="release to compare against, e.g. 1.9.0")
     check.add_argument("head", help="release to check, e.g. 1.9.1")
     check.add_argument("--flavor", default="cpu-mkldnn")
-    check.add_argument("--variant", default=check_defaults.CHECK_VARIANT,
+    check.add_argument("--variant", default=change_check.CHECK_VARIANT,
                        help="how MXNet runs (env_matrix/variants.json; default: %(default)s)")
-    check.add_argument("--factor", type=float, default=check_defaults.CHECK_FACTOR,
+    check.add_argument("--factor", type=float, default=change_check.CHECK_FACTOR,
                        help="slow-down that fails the check (default: %(default)s)")
-    check.add_argument("--bench", "-b", default=check_defaults.CHECK_BENCH,
+    check.add_argument("--bench", "-b", default=change_check.CHECK_BENCH,
                        help="asv benchmark regex (default: all but the roofline rates)")
     check.add_argument("--no-second-pass", action="store_true",
                        help="fail on the first pass's flags (no re-measurement)")

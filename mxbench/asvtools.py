@@ -69,6 +69,11 @@ def ensure_machine(name=None):
     return name
 
 
+def python_and_numpy(conf):
+    """The Python and numpy an asv config's environments get: what a wheel must run on."""
+    return conf["pythons"][0], conf["matrix"]["req"].get("numpy")
+
+
 def project_dirs(config=DEFAULT_CONFIG):
     """(ladder repo, results dir) of a config, resolved against its folder as asv does."""
     conf = read_config(config)

@@ -54,7 +54,7 @@ class Bisection(object):
 
     def built_releases(self, releases):
         matrix = load()
-        python, numpy = self.conf["pythons"][0], self.conf["matrix"]["req"].get("numpy")
+        python, numpy = asvtools.python_and_numpy(self.conf)
         return [r for r in releases
                 if matrix.resolve(r, self.flavor, python, numpy).status == OK]
 

@@ -33,19 +33,20 @@ def check_results_dir(config):
 
 
 def require_builds(releases, flavor, config):
-    conf, matrix = asvtools.read_config(config), load()
+    python, numpy = asvtools.python_and_numpy(asvtools.read_config(config))
+    matrix = load()
     for release in releases:
         matrix.check_release(release)
-        wheel = matrix.resolve(release, flavor, conf["pythons"][0],
-                               conf["matrix"]["req"].get("numpy"))
+        wheel = matrix.resolve(release, flavor, python, numpy)
         if wheel.status != OK:  # asv would record skips only, and call that a pass
             raise MatrixError("%s %s: %s" % (release, flavor, wheel.describe()))
 
 
 def forget_results(results_dir, machine, commits, env_name):
     """A check starts clean: no points left over from an earlier check of these commits."""
+    from asv.results import get_filename
     for commit in commits:
-        path = os.path.join(results_dir, machine, "%s-%s.json" % (commit[:8], env_name))
+        path = os.path.join(results_dir, get_filename(machine, commit, env_name))
         if os.path.exists(path):
             os.unlink(path)
 
@@ -84,8 +85,9 @@ def run_check(base_release, head_release, flavor, variant, factor, bench, config
                                 + [base, head], config=check_config)
 
     code = continuous(bench)
-    regressed = regressed_points(results_dir, machine, base, head, env_name, factor)
-    if code == 1 and confirm and regressed:
+    regressed = (regressed_points(results_dir, machine, base, head, env_name, factor)
+                 if code == 1 and confirm else [])
+    if regressed:
         print("second pass: measuring again the %d flagged point(s): %s"
               % (len(regressed), ", ".join(regressed)), flush=True)
         code = continuous(points_regex(regressed))
