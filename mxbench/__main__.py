@@ -8,6 +8,11 @@
     python -m mxbench check BASE HEAD            asv continuous for a change, and a second
                                                  pass over what it flags: exit 1 on a
                                                  significant slow-down beyond --factor
+    python -m mxbench compare BASE HEAD          asv compare of two recorded releases, per
+                                                 flavor, on a machine that has both
+
+Ctrl-C: asv stops, what finished is kept, exit 130. A results file that cannot be used is
+named and the command exits 2 without running or answering.
 
 Other tools: python -m env_matrix (release x flavor table), python -m mxbench.coverage,
 python -m mxbench.export, python -m mxbench.adhoc.
@@ -18,95 +23,122 @@ import sys
 import tempfile
 
 from tabulate import tabulate
-from env_matrix.ladder import tags
-from env_matrix.matrix import OK, MatrixError, load
+from env_matrix.matrix import MatrixError
 
 from . import asvtools
 from . import check as change_check
+from . import project as project_model
+from .changes import positive_factor
+from .results import ResultsProblem
 
 
 def cmd_setup(args):
-    head, changed = asvtools.ensure_ladder(args.config)
+    head, changed = args.project.ensure_ladder()
     print("ladder: %s (head %s)" % ("written" if changed else "up to date", head[:8]))
     name = asvtools.ensure_machine(args.machine)
     print("asv machine: %s" % name)
     return 0
 
 
-def print_plan(matrix, releases, flavors, config):
+def print_plan(project, releases, flavors):
     """What each (release, flavor) will install, so a missing build is said up front."""
-    python, numpy = asvtools.python_and_numpy(asvtools.read_config(config))
-    rows = [[r] + [matrix.resolve(r, f, python, numpy).describe() for f in flavors]
-            for r in releases]
+    rows = [[r] + [project.wheel(r, f).describe() for f in flavors] for r in releases]
     print(tabulate(rows, headers=["release"] + flavors), flush=True)
 
 
-def newest_per_minor_line(matrix, flavors, python, numpy):
-    """For each flavor, the newest release of every minor line (1.0 ... 1.9) that it can run."""
-    from packaging.version import Version
-    chosen = set()
-    for flavor in flavors:
-        newest = {}
-        for release in matrix.releases():
-            if matrix.resolve(release, flavor, python, numpy).status == OK:
-                newest[Version(release).release[:2]] = release
-        chosen.update(newest.values())
-    return sorted(chosen, key=Version)
-
-
 def cmd_run(args, asv_extra):
-    matrix = load()
-    flavors = args.flavor or asvtools.config_flavors(args.config)
+    project = args.project
+    flavors = args.flavor or project.flavors
+    for flavor in flavors:
+        project.matrix.flavor(flavor)
     if args.minor_lines:
-        releases = newest_per_minor_line(
-            matrix, flavors, *asvtools.python_and_numpy(asvtools.read_config(args.config)))
+        releases = project.newest_per_minor_line(flavors)
     else:
-        releases = args.releases or matrix.releases()[-2:]
+        releases = args.releases or project.matrix.releases()[-2:]
     for release in releases:
-        matrix.check_release(release)
-    print_plan(matrix, releases, flavors, args.config)
-    asvtools.ensure_ladder(args.config)
+        project.matrix.check_release(release)
+    print_plan(project, releases, flavors)
+    project.ensure_ladder()
     machine = asvtools.ensure_machine(args.machine)
-    by_tag = tags(asvtools.project_dirs(args.config)[0])
+    commits = [project.commit(r) for r in releases]
     # HASHFILE: exactly these commits, whatever their order on the ladder.
     with tempfile.NamedTemporaryFile("w", suffix=".hashes", delete=False) as fh:
-        fh.write("\n".join(by_tag[r] for r in releases) + "\n")
+        fh.write("\n".join(commits) + "\n")
         hashfile = fh.name
-    asv_args = ["run", "HASHFILE:%s" % hashfile, "--machine", machine, "--record-samples"]
+    asv_args = ["HASHFILE:%s" % hashfile, "--record-samples"]
     if not args.rerun:
-        asv_args.append("--skip-existing")  # resumable: what is recorded is not redone
+        # resumable: what is measured is not redone; what failed is tried again
+        asv_args.append("--skip-existing-successful")
     if args.flavor or args.variant:
-        variants = args.variant or sorted(set(v for _, _, v in asvtools.environments(args.config)))
         for flavor in flavors:
-            for variant in variants:
-                asv_args += ["-E", asvtools.environment_for_flavor(flavor, args.config, variant)]
+            for variant in args.variant or project.variants:
+                asv_args += ["-E", project.environment(flavor, variant)]
     if args.bench:
         asv_args += ["-b", args.bench]
     if args.quick:
         asv_args += ["--quick"]
     asv_args += asv_extra
     try:
-        return asvtools.run_asv(asv_args, config=args.config)
+        return asvtools.record(project, machine, commits, asv_args)
     finally:
         os.unlink(hashfile)
 
 
 def cmd_check(args, asv_extra):
-    return change_check.run_check(args.base, args.head, args.flavor, args.variant, args.factor,
-                                  args.bench, args.config, args.machine, asv_extra,
-                                  confirm=not args.no_second_pass)
+    return change_check.run_check(args.project, args.base, args.head, args.flavor,
+                                  args.variant, args.factor, args.bench, args.machine,
+                                  asv_extra, confirm=not args.no_second_pass)
+
+
+def compare_machine(project, requested, commits, env_name):
+    """The machine whose results `compare` uses: the one asked for, else this machine when
+    it has both releases, else the only machine that has them."""
+    if requested:
+        return requested
+    having = [m for m in project.store.machines()
+              if set(commits) <= project.store.commits(m, env_name)]
+    here = asvtools.machine_name()
+    if here in having or not having:
+        return here
+    if len(having) > 1:
+        raise MatrixError("several machines have both releases in %s (%s): pick one with "
+                          "--machine" % (env_name, ", ".join(having)))
+    return having[0]
+
+
+def cmd_compare(args, asv_extra):
+    """Real `asv compare`, after the files it reads are validated, per flavor."""
+    project = args.project
+    commits = [project.commit(r) for r in (args.base, args.head)]
+    code = 0
+    for flavor in args.flavor or project.flavors:
+        env_name = project.environment(flavor)
+        missing = [r for r in (args.base, args.head) if project.wheel(r, flavor).status != "ok"]
+        if missing:
+            print("%s: no build of %s here (%s)" % (flavor, " or ".join(missing),
+                                                     project.wheel(missing[0], flavor).describe()))
+            continue
+        machine = compare_machine(project, args.machine, commits, env_name)
+        project.store.require_valid(machine, commits)
+        print("%s: results of machine %s" % (flavor, machine), flush=True)
+        asv_args = ["compare", "--machine", machine, "-E", env_name, "--factor", str(args.factor)]
+        if args.only_changed:
+            asv_args.append("--only-changed")
+        code = max(code, asvtools.run_asv(asv_args + asv_extra + commits, config=project.config,
+                                          cwd=project.base))
+    return code
 
 
 def cmd_find(args):
     from .bisect import Bisection
-    Bisection(args.benchmark, args.flavor, args.config, args.machine, args.invert).run(args.range)
-    return 0
+    return Bisection(args.project, args.benchmark, args.flavor, args.machine, args.invert,
+                     args.factor).run(args.range)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mxbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", default=asvtools.DEFAULT_CONFIG,
+    parser.add_argument("--config", default=project_model.DEFAULT_CONFIG,
                         help="asv config (asv.gpu.conf.json for the GPU flavors)")
     parser.add_argument("--machine", help="asv machine name (default: from the hardware)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -130,37 +162,58 @@ def main(argv=None):
     check.add_argument("--flavor", default="cpu-mkldnn")
     check.add_argument("--variant", default=change_check.CHECK_VARIANT,
                        help="how MXNet runs (env_matrix/variants.json; default: %(default)s)")
-    check.add_argument("--factor", type=float, default=change_check.CHECK_FACTOR,
+    check.add_argument("--factor", type=positive_factor, default=change_check.CHECK_FACTOR,
                        help="slow-down that fails the check (default: %(default)s)")
     check.add_argument("--bench", "-b", default=change_check.CHECK_BENCH,
                        help="asv benchmark regex (default: all but the roofline rates)")
     check.add_argument("--no-second-pass", action="store_true",
                        help="fail on the first pass's flags (no re-measurement)")
 
+    compare = sub.add_parser("compare", help="asv compare of two recorded releases, per flavor")
+    compare.add_argument("base", help="e.g. 1.8.0.post0")
+    compare.add_argument("head", help="e.g. 1.9.1")
+    compare.add_argument("--flavor", action="append", help="only this flavor (repeatable)")
+    compare.add_argument("--factor", type=positive_factor, default=1.1,
+                         help="ratio asv compare marks as a change (default: %(default)s)")
+    compare.add_argument("--only-changed", action="store_true",
+                         help="only the points asv marks as changed")
+
     find = sub.add_parser("find", help="bisect a change across the ladder for one flavor")
-    find.add_argument("range", help="e.g. 1.6.0..1.9.1")
+    find.add_argument("range", help="GOOD..BAD, both included, e.g. 1.6.0..1.9.1")
     find.add_argument("benchmark", help="exact benchmark name")
     find.add_argument("--flavor", default="cpu-mkldnn")
     find.add_argument("--invert", action="store_true", help="look for an improvement")
+    find.add_argument("--factor", type=positive_factor, default=1.2,
+                      help="a point moved when asv compare would flag it at this factor")
 
     # Anything after `--` goes to asv as it is (e.g. `-- -a rounds=1 --show-stderr`).
     argv = list(sys.argv[1:] if argv is None else argv)
     asv_extra = argv[argv.index("--") + 1:] if "--" in argv else []
     args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
-    if asv_extra and args.command not in ("run", "check"):
-        parser.error("asv arguments after -- are for `run` and `check` only")
+    if asv_extra and args.command not in ("run", "check", "compare"):
+        parser.error("asv arguments after -- are for `run`, `check` and `compare` only")
     chosen = getattr(args, "variant", None) or []
-    args.config = asvtools.config_for_variants(
-        args.config, [chosen] if isinstance(chosen, str) else chosen)
     try:
+        args.project = project_model.load(args.config).for_variants(
+            [chosen] if isinstance(chosen, str) else chosen)
         if args.command == "run":
             return cmd_run(args, asv_extra)
         if args.command == "check":
             return cmd_check(args, asv_extra)
+        if args.command == "compare":
+            return cmd_compare(args, asv_extra)
         return {"setup": cmd_setup, "find": cmd_find}[args.command](args)
     except MatrixError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
+    except ResultsProblem as exc:
+        print("error: results that cannot be used (restore them with `git checkout -- FILE`, "
+              "or move them aside to measure again):\n%s" % exc, file=sys.stderr)
+        return 2
+    except (asvtools.Interrupted, KeyboardInterrupt) as exc:
+        print("interrupted: what finished is kept in results/; run the same command again "
+              "to resume", file=sys.stderr)
+        return getattr(exc, "exit_code", 130)
 
 
 if __name__ == "__main__":

@@ -1,22 +1,42 @@
-"""Running asv on this suite: machine naming, the ladder, environments per flavor, runs, find.
+"""Running the real asv for this suite: the machine record, the invocation, staged recording.
 
-Thin wrappers around the real asv command line; they add what asv lacks for a release
-ladder (a stable machine name, a flavor -> environment mapping, bisection across releases
-that have no build) and nothing else.
+- The machine: a stable name per kind of hardware; `~/.asv-machine.json` keeps plain asv
+  commands working whatever other names mxbench records under; a name already in
+  results/ is never given another host's description.
+- The invocation: Ctrl-C reaches asv, mxbench waits for it to finish and raises
+  `Interrupted` (the commands print one line and exit 130).
+- Recording (`record`): asv writes into a staging copy of the results; complete files are
+  merged into results/ as they appear and at the end (mxbench.results' rule: a measured
+  point is never replaced by a failure or a skip), so an interrupt, a crash or a failed
+  install never destroys a recorded result.
 """
 import os
 import platform
 import re
+import shutil
+import signal
 import subprocess
 import sys
+import threading
 
-from env_matrix import ladder
-from env_matrix.matrix import MatrixError, load
+from env_matrix.matrix import MatrixError
+from mxbench import project as project_model
+from mxbench import results
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_CONFIG = os.path.join(ROOT, "asv.conf.json")
-GPU_CONFIG = os.path.join(ROOT, "asv.gpu.conf.json")
-VARIANTS_CONFIG = os.path.join(ROOT, "asv.variants.conf.json")
+ROOT = project_model.ROOT
+DEFAULT_CONFIG = project_model.DEFAULT_CONFIG
+read_config = project_model.read_config
+INTERRUPT_GRACE = 60  # seconds asv gets to finish after Ctrl-C before it is stopped
+MERGE_INTERVAL = 1.0  # seconds between merges of a running asv's complete files
+
+
+class Interrupted(Exception):
+    """Ctrl-C (SIGINT) or SIGTERM during an asv run; asv has exited."""
+
+    def __init__(self, signum=signal.SIGINT):
+        Exception.__init__(self, "interrupted")
+        self.signum = signum
+        self.exit_code = 128 + signum
 
 
 def asv_executable():
@@ -25,10 +45,23 @@ def asv_executable():
     return candidate if os.path.exists(candidate) else "asv"
 
 
-def read_config(path=DEFAULT_CONFIG):
-    """asv.conf.json as asv reads it (asv accepts // comments and trailing commas)."""
-    from asv.util import load_json
-    return load_json(path, js_comments=True)
+def config_copy(config, path, **changes):
+    """Write to `path` a copy of an asv config with some keys changed. Relative paths and
+    {conf_dir} are resolved against the original's folder, so the copy works from anywhere."""
+    import json
+    conf = read_config(config)
+    base = os.path.dirname(os.path.abspath(config))
+    for key in ("repo", "env_dir", "results_dir", "html_dir", "benchmark_dir"):
+        if key in conf and "://" not in conf[key]:
+            conf[key] = os.path.join(base, conf[key])
+    for key in ("build_command", "install_command", "uninstall_command"):
+        if key in conf:
+            conf[key] = [c.replace("{conf_dir}", base) for c in conf[key]]
+    conf.update(changes)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as fh:
+        json.dump(conf, fh, indent=1)
+    return path
 
 
 # --- the machine -------------------------------------------------------------------------------
@@ -55,111 +88,261 @@ def machine_name():
     return "%s-%dcpu-%dgb" % (slug, os.cpu_count() or 1, ram_gb)
 
 
+def this_host():
+    """asv's description of this host (what asv writes into machine.json)."""
+    from asv.machine import Machine
+    return Machine.get_defaults()
+
+
+def same_hardware(recorded, host):
+    """Do two machine descriptions name the same kind of hardware? (The OS release and the
+    exact RAM move between boots of one kind of VM.)"""
+    if any(recorded.get(f) != host.get(f) for f in results.HOST_FIELDS):
+        return False
+    try:
+        a, b = float(recorded.get("ram")), float(host.get("ram"))
+        return abs(a - b) <= 0.1 * max(a, b)
+    except (TypeError, ValueError):
+        return True
+
+
 def ensure_machine(name=None):
-    """Record this machine in ~/.asv-machine.json without questions; returns its name.
+    """Record this host in ~/.asv-machine.json without questions; returns the name used.
 
-    `asv machine --machine NAME --yes` stores only the fields that differ from its defaults
-    (so no cpu/ram/os at all); asv's own API stores the full description it detects.
+    The default name (machine_name()) is also stored under the host name, which is the key
+    plain asv commands look up without --machine; so another name recorded here (tests,
+    --machine) never leaves plain `asv run`/`asv find` without a machine.
     """
-    from asv.machine import Machine, MachineCollection
-    name = name or machine_name()
-    info = Machine.get_defaults()
-    info["machine"] = name
-    MachineCollection.save(name, info)
-    return name
+    from asv.machine import MachineCollection
+    default = machine_name()
+    host = this_host()
+    for key, machine in ((default, default), (host["machine"], default), (name, name)):
+        if key:
+            MachineCollection.save(key, dict(host, machine=machine))
+    return name or default
 
 
-def python_and_numpy(conf):
-    """The Python and numpy an asv config's environments get: what a wheel must run on."""
-    return conf["pythons"][0], conf["matrix"]["req"].get("numpy")
+def require_machine_is_this_host(store, machine):
+    """A machine name recorded in results/ by other hardware is not recorded over."""
+    try:
+        recorded = store.machine_info(machine)
+    except results.ResultFileError as exc:
+        raise results.ResultsProblem([exc])
+    host = this_host()
+    if recorded and not same_hardware(recorded, host):
+        raise MatrixError(
+            "%s/%s/machine.json describes another host (%s, %s CPUs); this one is %s, %s CPUs. "
+            "Its results are kept: record this host under another name (drop --machine, or "
+            "give a new one)." % (os.path.basename(store.results_dir), machine,
+                                  recorded.get("cpu"), recorded.get("num_cpu"),
+                                  host.get("cpu"), host.get("num_cpu")))
 
 
-def project_dirs(config=DEFAULT_CONFIG):
-    """(ladder repo, results dir) of a config, resolved against its folder as asv does."""
-    conf = read_config(config)
-    base = os.path.dirname(os.path.abspath(config))
-    return os.path.join(base, conf["repo"]), os.path.join(base, conf["results_dir"])
-
-
-def release_commit(release, config=DEFAULT_CONFIG):
-    """The ladder commit of a release; an unknown release is a MatrixError naming the known."""
-    load().check_release(release)
-    return ladder.tags(project_dirs(config)[0])[release]
-
-
-def config_copy(config, path, **changes):
-    """Write to `path` a copy of an asv config with some keys changed. Relative paths and
-    {conf_dir} are resolved against the original's folder, so the copy works from anywhere."""
-    import json
-    conf = read_config(config)
-    base = os.path.dirname(os.path.abspath(config))
-    for key in ("repo", "env_dir", "results_dir", "html_dir", "benchmark_dir"):
-        if key in conf and "://" not in conf[key]:
-            conf[key] = os.path.join(base, conf[key])
-    for key in ("build_command", "install_command", "uninstall_command"):
-        if key in conf:
-            conf[key] = [c.replace("{conf_dir}", base) for c in conf[key]]
-    conf.update(changes)
-    with open(path, "w") as fh:
-        json.dump(conf, fh, indent=1)
-    return path
-
-
-def ensure_ladder(config=DEFAULT_CONFIG):
-    return ladder.ensure(project_dirs(config)[0])
-
-
-# --- environments ------------------------------------------------------------------------------
-def environments(config=DEFAULT_CONFIG):
-    """[(asv environment name, flavor, variant)] of `config`'s matrix; the variant is
-    MXBENCH_VARIANT (asv.variants.conf.json), "default" where the config has none."""
-    from asv.config import Config
-    from asv.environment import get_environments
-    conf = Config.load(config)
-    return [(env.name, env.env_vars.get("MXNET_FLAVOR"),
-             env.env_vars.get("MXBENCH_VARIANT", "default"))
-            for env in get_environments(conf, None, verbose=False)]
-
-
-def config_flavors(config=DEFAULT_CONFIG):
-    return list(read_config(config)["matrix"]["env"]["MXNET_FLAVOR"])
-
-
-def environment_names(config=DEFAULT_CONFIG, variant="default"):
-    """{flavor: asv environment name} for one variant of `config`'s matrix."""
-    return dict((flavor, name) for name, flavor, var in environments(config) if var == variant)
-
-
-def config_for_variants(config, variants):
-    """asv.variants.conf.json in place of the default config when a variant other than
-    "default" is asked for: that is where the variants live. Any other config as given."""
-    if config == DEFAULT_CONFIG and set(variants) - {"default"}:
-        return VARIANTS_CONFIG
-    return config
-
-
-def environment_for_flavor(flavor, config=DEFAULT_CONFIG, variant="default"):
-    load().flavor(flavor)  # unknown flavor: a MatrixError that names the known ones
-    envs = environments(config)
-    variants = sorted(set(var for _, _, var in envs))
-    if variant not in variants:
-        raise MatrixError("variant %s is not in the matrix of %s (it has: %s)%s"
-                          % (variant, os.path.basename(config), ", ".join(variants),
-                             "; the other variants are in asv.variants.conf.json"
-                             if variants == ["default"] else
-                             "; 'default' is asv.conf.json" if variant == "default" else ""))
-    names = dict((fl, name) for name, fl, var in envs if var == variant)
-    if flavor not in names:
-        raise MatrixError("flavor %s is not in the matrix of %s (it has: %s)%s"
-                          % (flavor, os.path.basename(config), ", ".join(sorted(names)),
-                             "; GPU flavors are in asv.gpu.conf.json"
-                             if flavor.startswith("gpu") else ""))
-    return names[flavor]
-
-
-def run_asv(args, config=DEFAULT_CONFIG, env=None):
-    cmd = [asv_executable(), "--config", config] + list(args)
+# --- running asv -------------------------------------------------------------------------------
+def run_asv(args, config=DEFAULT_CONFIG, env=None, cwd=ROOT):
+    """`asv --config CONFIG ARGS...`; returns asv's exit code. Ctrl-C goes to asv (the
+    terminal sends it to both; a signal to mxbench alone is passed on), mxbench waits for
+    asv to exit and raises Interrupted."""
+    cmd = [asv_executable(), "--config", str(config)] + list(args)
     print("$ " + " ".join(cmd), flush=True)
     full_env = dict(os.environ)
     full_env.update(env or {})
-    return subprocess.call(cmd, cwd=ROOT, env=full_env)
+    proc = subprocess.Popen(cmd, cwd=cwd, env=full_env)
+    received = []
+
+    def note(signum, frame):
+        received.append(signum)
+
+    previous = [(s, signal.signal(s, note)) for s in (signal.SIGINT, signal.SIGTERM)]
+    try:
+        code = _wait(proc, received)
+    finally:
+        for signum, handler in previous:
+            signal.signal(signum, handler)
+    if received:
+        raise Interrupted(received[0])
+    return code
+
+
+def _wait(proc, received):
+    """Wait for asv; after a signal, give it a moment to stop by itself (a Ctrl-C at the
+    terminal reaches it too), then pass SIGINT on, then stop it after INTERRUPT_GRACE."""
+    while True:
+        try:
+            return proc.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            if received:
+                break
+    for action, seconds in ((None, 2), (signal.SIGINT, INTERRUPT_GRACE), (signal.SIGKILL, None)):
+        if action is not None:
+            proc.send_signal(action)
+        try:
+            return proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            continue
+
+
+# --- recording into results/ ------------------------------------------------------------------
+class Staging(object):
+    """A staging results directory for one run: asv writes there, complete files are merged
+    into the store. A staging left by a killed run is merged by the next run."""
+
+    def __init__(self, project, machine):
+        self.project = project
+        self.store = project.store
+        self.machine = machine
+        self.root = os.path.join(project.work_dir, "staging")
+        self.dir = os.path.join(self.root, "run-%d" % os.getpid())
+        self.results_dir = os.path.join(self.dir, "results")
+        self.config = os.path.join(self.dir, "asv.conf.json")
+        self._seen = {}
+        self.merged = set()
+        self.unreadable = []
+
+    def prepare(self, commits):
+        """Copy in what is recorded for these commits (asv's --skip-existing reads it)."""
+        if os.path.isdir(self.dir):
+            shutil.rmtree(self.dir)
+        target = os.path.join(self.results_dir, self.machine)
+        os.makedirs(target)
+        with open(os.path.join(self.dir, "pid"), "w") as fh:
+            fh.write(str(os.getpid()))
+        prefixes = tuple(c[:8] for c in commits)
+        for path in self.store.files(self.machine):
+            if os.path.basename(path).startswith(prefixes):
+                shutil.copy2(path, os.path.join(target, os.path.basename(path)))
+        for name in (results.BENCHMARKS_FILE,):
+            path = os.path.join(self.store.results_dir, name)
+            if os.path.exists(path):
+                shutil.copy2(path, os.path.join(self.results_dir, name))
+        config_copy(self.project.config, self.config, results_dir=self.results_dir)
+        self._seen = dict((p, self._stamp(p)) for p in self._staged_files())
+
+    @staticmethod
+    def _stamp(path):
+        try:
+            st = os.stat(path)
+            return (st.st_mtime_ns, st.st_size)
+        except OSError:
+            return None
+
+    def _staged_files(self, root=None):
+        root = root or self.results_dir
+        out = []
+        if os.path.isdir(root):
+            for machine in os.listdir(root):
+                folder = os.path.join(root, machine)
+                if os.path.isdir(folder):
+                    out += [os.path.join(folder, f) for f in os.listdir(folder)
+                            if f.endswith(".json") and f != results.MACHINE_FILE]
+        return out
+
+    def merge(self, final=False):
+        """Merge staged result files asv has changed since the last merge."""
+        for path in self._staged_files():
+            stamp = self._stamp(path)
+            if stamp is None or self._seen.get(path) == stamp:
+                continue
+            recorded = os.path.join(self.store.results_dir,
+                                    os.path.relpath(path, self.results_dir))
+            if results.merge_result_file(path, recorded):
+                self._seen[path] = stamp
+                self.merged.add(recorded)
+            elif final:
+                self.unreadable.append(path)
+        if final:
+            self._merge_side_files(self.results_dir)
+
+    def _merge_side_files(self, staged_root):
+        """benchmarks.json (the suite asv discovered) and a machine.json the record lacks."""
+        staged = os.path.join(staged_root, results.BENCHMARKS_FILE)
+        try:
+            results.read_benchmarks_file(staged)
+            results.copy_atomic(staged, os.path.join(self.store.results_dir,
+                                                     results.BENCHMARKS_FILE))
+        except results.ResultFileError:
+            pass  # asv did not get as far as discovery: the recorded file stays
+        for machine in os.listdir(staged_root) if os.path.isdir(staged_root) else []:
+            staged = os.path.join(staged_root, machine, results.MACHINE_FILE)
+            recorded = os.path.join(self.store.results_dir, machine, results.MACHINE_FILE)
+            if os.path.exists(staged) and not os.path.exists(recorded):
+                try:
+                    results.read_machine_file(staged)
+                    results.copy_atomic(staged, recorded)
+                except results.ResultFileError:
+                    pass
+
+    def close(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def recover_abandoned(self):
+        """Merge what runs that were killed (SIGKILL, power loss) left in staging."""
+        recovered = 0
+        if not os.path.isdir(self.root):
+            return 0
+        for name in sorted(os.listdir(self.root)):
+            folder = os.path.join(self.root, name)
+            if folder == self.dir or _alive(folder):
+                continue
+            staged_root = os.path.join(folder, "results")
+            for path in self._staged_files(staged_root):
+                recorded = os.path.join(self.store.results_dir,
+                                        os.path.relpath(path, staged_root))
+                if results.merge_result_file(path, recorded):
+                    recovered += 1
+            self._merge_side_files(staged_root)
+            shutil.rmtree(folder, ignore_errors=True)
+        for path in self.store.stale_temporaries():
+            os.unlink(path)
+        return recovered
+
+
+def _alive(staging_dir):
+    try:
+        with open(os.path.join(staging_dir, "pid")) as fh:
+            pid = int(fh.read().strip())
+    except (OSError, ValueError):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return pid != os.getpid()
+
+
+def record(project, machine, commits, asv_args, env=None):
+    """`asv run ASV_ARGS` recording into project's results/ through a staging copy.
+
+    Before: files of these commits are validated (a bad one: ResultsProblem, nothing runs),
+    the machine record is checked, a killed run's staging is recovered. During and after:
+    complete files are merged (never a measured point replaced by a failure or a skip).
+    Returns asv's exit code; Interrupted after merging what finished."""
+    store = project.store
+    store.require_valid(machine, commits)
+    require_machine_is_this_host(store, machine)
+    staging = Staging(project, machine)
+    recovered = staging.recover_abandoned()
+    if recovered:
+        print("recovered %d result file(s) from an interrupted run" % recovered, flush=True)
+    staging.prepare(commits)
+    stop = threading.Event()
+
+    def merge_while_running():
+        while not stop.wait(MERGE_INTERVAL):
+            staging.merge()
+
+    merger = threading.Thread(target=merge_while_running, daemon=True)
+    merger.start()
+    try:
+        return run_asv(["run", "--machine", machine] + list(asv_args), config=staging.config,
+                       env=env, cwd=project.base)
+    finally:
+        stop.set()
+        merger.join()
+        staging.merge(final=True)
+        for path in staging.unreadable:
+            print("warning: asv left %s incomplete; the recorded results are unchanged and a "
+                  "resume measures it again" % path, file=sys.stderr, flush=True)
+        staging.close()

@@ -1,104 +1,110 @@
 """Bisect a performance change along the release ladder for one flavor.
 
+    python -m mxbench find GOOD..BAD BENCHMARK --flavor F [--invert] [--factor X]
+
 asv find walks every commit of a range in its first environment; on this ladder many
 releases have no build for a given flavor (mxnet-native exists for 1.7.0 and 1.8.0.post0
-only), and asv find then either compares against skipped (NaN) results or, when it cannot
-find a measured commit between two others, stops with "Too many commits failed". Here the
-range is first narrowed to the releases that have a build for the flavor, then bisected
-with asv find's own rule (follow the half with the larger step), each probe being a real
-`asv run <release>^!` of that one benchmark in that flavor's environment. Probes already in
-results/ are reused, so a bisection can be interrupted and resumed.
-"""
-import math
-import os
-import subprocess
+only), and asv find then either compares against skipped (NaN) results or stops with "Too
+many commits failed". Here the range GOOD..BAD holds both named releases (the first one is
+where the user says things were still good) narrowed to those with a build for the flavor,
+and is bisected with asv find's rule (follow the half with the larger step), where a step
+is the largest move of any one parameter point (a geometric mean over points hides the one
+that moved). Each probe is a real `asv run` of that one benchmark in that flavor's
+environment, recorded in results/ (probes already there are reused, so it resumes). The
+verdict is asv compare's rule on the final pair: which points moved, by how much, and
+whether any step is significant at all.
 
-from env_matrix.ladder import tags
-from env_matrix.matrix import OK, MatrixError, load
+Exit codes: 0 a significant step found, 1 no significant step in the range, 2 no verdict
+(unknown benchmark or release, or a probe with nothing measured).
+"""
+import difflib
+import math
+
+from env_matrix.matrix import MatrixError
 
 from . import asvtools
+from .results import measured
+
+FOUND, NOT_FOUND, NO_VERDICT = 0, 1, 2
 
 
-def releases_in_range(range_spec, ladder_dir):
-    """Ladder releases selected by a git range such as '1.6.0..1.9.1', oldest first."""
-    out = subprocess.run(["git", "-C", ladder_dir, "rev-list", "--first-parent", "--reverse",
-                          range_spec], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         universal_newlines=True)
-    if out.returncode != 0:
-        raise MatrixError("bad range %r: %s" % (range_spec, out.stderr.strip()))
-    by_hash = {sha: tag for tag, sha in tags(ladder_dir).items()}
-    return [by_hash[sha] for sha in out.stdout.split() if sha in by_hash]
-
-
-def summary_value(values):
-    """One number per release: the geometric mean of the measured parameter points."""
-    good = [v for v in values if v is not None and not math.isnan(v) and v > 0]
-    if not good:
-        return None
-    return math.exp(sum(math.log(v) for v in good) / len(good))
+def releases_in_range(project, range_spec):
+    """Ladder releases GOOD..BAD, both included, oldest first."""
+    good, sep, bad = range_spec.partition("..")
+    if not sep or not good or not bad:
+        raise MatrixError("range %r: give it as GOOD..BAD, e.g. 1.6.0..1.9.1" % range_spec)
+    order = project.matrix.releases()
+    for release in (good, bad):
+        project.matrix.check_release(release)
+    lo, hi = order.index(good), order.index(bad)
+    if lo >= hi:
+        raise MatrixError("range %s: %s is not older than %s" % (range_spec, good, bad))
+    return order[lo:hi + 1]
 
 
 class Bisection(object):
-    def __init__(self, benchmark, flavor, config=asvtools.DEFAULT_CONFIG, machine=None,
-                 invert=False):
+    def __init__(self, project, benchmark, flavor, machine=None, invert=False, factor=1.2):
+        self.project = project
+        self.store = project.store
         self.benchmark = benchmark
         self.flavor = flavor
-        self.config = config
-        self.conf = asvtools.read_config(config)
-        self.ladder_dir, self.results_dir = asvtools.project_dirs(config)
-        self.machine = machine or asvtools.ensure_machine()
-        self.env_name = asvtools.environment_for_flavor(flavor, config)
+        self.env_name = project.environment(flavor)
+        self.machine = machine or asvtools.machine_name()
         self.invert = invert
-        self.tags = tags(self.ladder_dir)
+        self.factor = factor
         self.values = {}
 
-    def built_releases(self, releases):
-        matrix = load()
-        python, numpy = asvtools.python_and_numpy(self.conf)
-        return [r for r in releases
-                if matrix.resolve(r, self.flavor, python, numpy).status == OK]
+    def require_known_benchmark(self):
+        """An exact name the suite has (results/benchmarks.json, written by every run)."""
+        known = self.store.benchmark_info()
+        if known and self.benchmark not in known:
+            close = difflib.get_close_matches(self.benchmark, list(known), n=3)
+            raise MatrixError("unknown benchmark %s%s" % (
+                self.benchmark, "; did you mean: %s" % ", ".join(close) if close else
+                " (python -m mxbench.export results --benchmark REGEX lists recorded ones)"))
 
-    def stored_value(self, release):
-        """The benchmark's summary value at `release` from results/, or None."""
-        from asv.results import iter_results_for_machine_and_hash
-        for result in iter_results_for_machine_and_hash(self.results_dir, self.machine,
-                                                        self.tags[release]):
-            if (result.env_name == self.env_name
-                    and self.benchmark in result.get_all_result_keys()):
-                params = result.get_result_params(self.benchmark)
-                raw = result.get_result_value(self.benchmark, params)
-                return summary_value(raw if isinstance(raw, list) else [raw])
-        return None
+    def recorded(self, release):
+        return self.store.benchmark_values(self.machine, self.project.commit(release),
+                                           self.env_name, self.benchmark)
 
     def measure(self, release):
+        """The benchmark's values per parameter point at `release` (recorded or measured)."""
         if release in self.values:
             return self.values[release]
-        value = self.stored_value(release)
-        if value is None:
-            bench_regex = "^%s(\\(|$)" % self.benchmark.replace(".", "\\.")
-            asvtools.run_asv(["run", "%s^!" % self.tags[release], "-E", self.env_name,
-                              "-b", bench_regex, "--machine", self.machine,
-                              "--record-samples"], config=self.config)
-            value = self.stored_value(release)
-        print("  %-12s %s" % (release, "%.4g" % value if value is not None else "no result"),
-              flush=True)
-        self.values[release] = value
-        return value
+        values = self.recorded(release)
+        if values is None or not any(measured(v) for v in values):
+            commit = self.project.commit(release)
+            asvtools.ensure_machine(self.machine)
+            asvtools.record(self.project, self.machine, [commit],
+                            ["%s^!" % commit, "-E", self.env_name, "--record-samples",
+                             "-b", "^%s(\\(|$)" % self.benchmark.replace(".", "\\.")])
+            values = self.recorded(release)
+        if values is None or not any(measured(v) for v in values):
+            raise MatrixError("no verdict: %s has no measured point at %s (%s, machine %s): "
+                              "it is not in that release's suite, or it failed or skipped there"
+                              % (self.benchmark, release, self.flavor, self.machine))
+        print("  %-12s %s" % (release, geometric_mean_text(values)), flush=True)
+        self.values[release] = values
+        return values
 
     def step(self, a, b):
-        """Relative rise from a to b (a fall when inverted)."""
-        if a is None or b is None:
+        """The largest move of one parameter point from a to b, as a log ratio (upwards =
+        slower; downwards when looking for an improvement)."""
+        moves = [math.log(y / x) for x, y in zip(a, b) if measured(x) and measured(y) and x > 0
+                 and y > 0]
+        if not moves:
             return float("-inf")
-        change = (b - a) / ((a + b) / 2.0)
-        return -change if self.invert else change
+        return max(-m for m in moves) if self.invert else max(moves)
 
     def run(self, range_spec):
-        releases = releases_in_range(range_spec, self.ladder_dir)
-        built = self.built_releases(releases)
+        self.require_known_benchmark()
+        releases = releases_in_range(self.project, range_spec)
+        built = self.project.built_releases(self.flavor, releases)
         skipped = [r for r in releases if r not in built]
-        print("%s in %s: %d releases, %d with a %s build%s" % (
-            range_spec, os.path.basename(self.ladder_dir), len(releases), len(built),
-            self.flavor, (" (no build: %s)" % ", ".join(skipped)) if skipped else ""))
+        print("%s: %d releases (both ends included), %d with a %s build%s; results of "
+              "machine %s" % (range_spec, len(releases), len(built), self.flavor,
+                              (" (no build: %s)" % ", ".join(skipped)) if skipped else "",
+                              self.machine), flush=True)
         if len(built) < 2:
             raise MatrixError("need at least two releases with a %s build in %s"
                               % (self.flavor, range_spec))
@@ -110,9 +116,33 @@ class Bisection(object):
                 hi = mid
             else:
                 lo = mid
-        self.measure(built[lo])
-        self.measure(built[hi])
-        found = built[hi]
-        print("Greatest %s found: %s (%s -> %s)" % (
-            "improvement" if self.invert else "regression", found, built[lo], found))
-        return found
+        return self.verdict(built[lo], built[hi])
+
+    def verdict(self, before, after):
+        """asv compare's rule on the final pair, point by point."""
+        from .changes import compare
+        wanted = "faster" if self.invert else "slower"
+        self.measure(before)
+        self.measure(after)
+        points = [self.store.points(self.machine, self.project.commit(r), self.env_name)
+                  for r in (before, after)]
+        mine = [dict((k, v) for k, v in p.items() if k.startswith(self.benchmark + "(")
+                     or k == self.benchmark) for p in points]
+        moved = [c for c in compare(mine[0], mine[1], self.factor) if c.verdict == wanted]
+        kind = "improvement" if self.invert else "regression"
+        if not moved:
+            print("No significant %s (asv's rule at %.2fx) in %s..%s; the largest step is "
+                  "%s -> %s, and it is within the noise" % (kind, self.factor, before, after,
+                                                          before, after))
+            return NOT_FOUND
+        print("Greatest %s found: %s (%s -> %s); points %s significantly beyond %.2fx:"
+              % (kind, after, before, after, wanted, self.factor))
+        for c in sorted(moved, key=lambda c: c.ratio, reverse=not self.invert):
+            print("  %s  %.4g -> %.4g  (%.2fx)" % (c.name, c.before, c.after, c.ratio))
+        return FOUND
+
+
+def geometric_mean_text(values):
+    good = [v for v in values if measured(v) and v > 0]
+    mean = math.exp(sum(math.log(v) for v in good) / len(good))
+    return "%.4g (geometric mean of %d point%s)" % (mean, len(good), "s" * (len(good) != 1))

@@ -21,36 +21,13 @@ import statistics
 import sys
 from collections import namedtuple
 
-from env_matrix.ladder import tags
-from env_matrix.matrix import OK, MatrixError, load
+from env_matrix.matrix import MatrixError
 from mxbench import asvtools
-from mxbench.export import human_value, load_benchmark_info
+from mxbench import project as project_model
+from mxbench.export import human_value
+from mxbench.results import ResultFileError, ResultsProblem, measured
 
-Point = namedtuple("Point", "value stats samples unit")
 Change = namedtuple("Change", "name before after ratio verdict unit")
-
-
-def measured(value):
-    return value is not None and not (isinstance(value, float) and math.isnan(value))
-
-
-def points(results_dir, machine, commit, env_name, info=None):
-    """{'bench(params)': Point} for one machine, commit and environment."""
-    from asv.commands.compare import unroll_result
-    from asv.results import iter_results_for_machine_and_hash
-    info = info if info is not None else load_benchmark_info(results_dir)
-    out = {}
-    for result in iter_results_for_machine_and_hash(results_dir, machine, commit):
-        if result.env_name != env_name:
-            continue
-        for key in result.get_all_result_keys():
-            params = result.get_result_params(key)
-            unit = info.get(key, {}).get("unit")
-            for name, value, stats, samples in unroll_result(
-                    key, params, result.get_result_value(key, params),
-                    result.get_result_stats(key, params), result.get_result_samples(key, params)):
-                out[name] = Point(value, stats, samples, unit)
-    return out
 
 
 def compare(before, after, factor):
@@ -73,27 +50,20 @@ def compare(before, after, factor):
 
 
 # --- consecutive releases ---------------------------------------------------------------------
-def measured_releases(results_dir, machine, flavor, env_name, ladder_dir):
-    """Releases with a build for the flavor and a result file, in ladder order."""
-    matrix = load()
-    by_tag = tags(ladder_dir)
-    mdir = os.path.join(results_dir, machine)
-    files = os.listdir(mdir) if os.path.isdir(mdir) else []
-    have = {f.split("-", 1)[0] for f in files if f.endswith("-%s.json" % env_name)}
-    return [(r, by_tag[r]) for r in matrix.releases()
-            if r in by_tag and matrix.resolve(r, flavor).status == OK and by_tag[r][:8] in have]
-
-
-def release_changes(results_dir, machine, ladder_dir, env_names, factor, timings_only=True):
-    """{flavor: [(release_a, release_b, [Change])]} for consecutive measured releases.
+def release_changes(project, machine, env_names, factor, timings_only=True):
+    """{flavor: [(release_a, release_b, [Change])]} for consecutive measured releases
+    (releases with a build for the flavor and a result file, in ladder order).
 
     By default only timings, the report's subject; timings_only=False adds the memory and
     roofline tracks."""
-    info = load_benchmark_info(results_dir)
+    store = project.store
+    info = store.benchmark_info()
     report = {}
     for flavor, env_name in env_names.items():
-        chain = measured_releases(results_dir, machine, flavor, env_name, ladder_dir)
-        loaded = [(r, points(results_dir, machine, c, env_name, info)) for r, c in chain]
+        recorded = store.commits(machine, env_name)
+        chain = [r for r in project.built_releases(flavor)
+                 if r in project.tags and project.tags[r] in recorded]
+        loaded = [(r, store.points(machine, project.tags[r], env_name, info)) for r in chain]
         loaded = [(r, p) for r, p in loaded if any(measured(x.value) for x in p.values())]
         pairs = []
         for (ra, pa), (rb, pb) in zip(loaded, loaded[1:]):
@@ -140,7 +110,7 @@ def markdown_report(report, machine, factor, top):
 
 
 # --- documented changes -----------------------------------------------------------------------
-DOCUMENTED = os.path.join(asvtools.ROOT, "docs", "documented-changes.toml")
+DOCUMENTED = os.path.join(project_model.ROOT, "docs", "documented-changes.toml")
 
 
 def load_documented(path=DOCUMENTED):
@@ -245,17 +215,6 @@ def chart(report, path, top):
 
 
 # --- A/A and A/B ------------------------------------------------------------------------------
-def variant_environment(flavor, variant, config):
-    """The environment of (flavor, variant): from `config` if it has the variant, else from
-    asv.variants.conf.json (which holds every variant but "default")."""
-    try:
-        return asvtools.environment_for_flavor(flavor, config, variant)
-    except MatrixError:
-        if variant == "default" or config == asvtools.VARIANTS_CONFIG:
-            raise
-        return asvtools.environment_for_flavor(flavor, asvtools.VARIANTS_CONFIG, variant)
-
-
 def aa_summary(changes):
     logs = [abs(math.log(c.ratio)) for c in changes if c.ratio > 0]
     return {"points": len(changes),
@@ -281,11 +240,22 @@ def by_kind(changes):
     return groups
 
 
+def positive_factor(text):
+    """--factor: a ratio above 1 (1.3 = 30 % slower)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number: %r" % text)
+    if not value > 1.0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a ratio above 1 (e.g. 1.3), not %s" % text)
+    return value
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mxbench.changes", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", default=asvtools.DEFAULT_CONFIG)
-    parser.add_argument("--factor", type=float, default=1.2)
+    parser.add_argument("--config", default=project_model.DEFAULT_CONFIG)
+    parser.add_argument("--factor", type=positive_factor, default=1.2)
     sub = parser.add_subparsers(dest="command", required=True)
     rel = sub.add_parser("releases")
     rel.add_argument("--machine", default=None)
@@ -306,46 +276,56 @@ def main(argv=None):
         side.add_argument("-v", "--verbose", action="store_true", help="list every flagged point")
     args = parser.parse_args(argv)
 
-    ladder_dir, results_dir = asvtools.project_dirs(args.config)
-    if args.command == "releases":
-        env_names = asvtools.environment_names(args.config)
-        machine = args.machine or asvtools.machine_name()
-        report = release_changes(results_dir, machine, ladder_dir, env_names, args.factor,
-                                 timings_only=not args.all_kinds)
-        text = markdown_report(report, machine, args.factor, args.top)
-        if os.path.exists(DOCUMENTED):
-            text += "\n" + documented_markdown(check_documented(report, load_documented()))
-        if args.output:
-            with open(args.output, "w") as fh:
-                fh.write(text)
-            print("wrote %s" % args.output)
-        else:
-            sys.stdout.write(text)
-        if args.chart:
-            chart(report, args.chart, 2 * args.top)
-            print("wrote %s" % args.chart)
-        return 0
-    this_machine = asvtools.machine_name()
-    machine_a, machine_b = args.machine_a or this_machine, args.machine_b or this_machine
     try:
-        commit = asvtools.release_commit(args.release, args.config)
-        env_a = variant_environment(args.flavor, args.variant_a, args.config)
-        env_b = variant_environment(args.flavor, args.variant_b, args.config)
+        project = project_model.load(args.config)
+        if args.command == "releases":
+            return releases_command(project, args)
+        return side_command(project, args)
     except MatrixError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
-    if (machine_a, env_a) == (machine_b, env_b):
-        print("error: both sides are %s / %s; give two machines or two variants"
-              % (machine_a, env_a), file=sys.stderr)
+    except (ResultsProblem, ResultFileError) as exc:
+        print("error: results that cannot be used, so no report:\n%s" % exc, file=sys.stderr)
         return 2
-    before = points(results_dir, machine_a, commit, env_a)
-    after = points(results_dir, machine_b, commit, env_b)
+
+
+def releases_command(project, args):
+    machine = args.machine or asvtools.machine_name()
+    project.store.require_valid(machine)  # a bad file would silently drop its release
+    report = release_changes(project, machine, project.environment_names(), args.factor,
+                             timings_only=not args.all_kinds)
+    text = markdown_report(report, machine, args.factor, args.top)
+    if os.path.exists(DOCUMENTED):
+        text += "\n" + documented_markdown(check_documented(report, load_documented()))
+    if args.output:
+        with open(args.output, "w") as fh:
+            fh.write(text)
+        print("wrote %s" % args.output)
+    else:
+        sys.stdout.write(text)
+    if args.chart:
+        chart(report, args.chart, 2 * args.top)
+        print("wrote %s" % args.chart)
+    return 0
+
+
+def side_command(project, args):
+    """aa / ab: one release, two recordings (machines or variants)."""
+    this_machine = asvtools.machine_name()
+    machine_a, machine_b = args.machine_a or this_machine, args.machine_b or this_machine
+    commit = project.commit(args.release)
+    env_a = project.variant_environment(args.flavor, args.variant_a)
+    env_b = project.variant_environment(args.flavor, args.variant_b)
+    if (machine_a, env_a) == (machine_b, env_b):
+        raise MatrixError("both sides are %s / %s; give two machines or two variants"
+                          % (machine_a, env_a))
+    before = project.store.points(machine_a, commit, env_a)
+    after = project.store.points(machine_b, commit, env_b)
     for machine, variant, found in ((machine_a, args.variant_a, before),
                                     (machine_b, args.variant_b, after)):
         if not found:
-            print("error: no results for %s %s, variant %s, on machine %s"
-                  % (args.release, args.flavor, variant, machine), file=sys.stderr)
-            return 2
+            raise MatrixError("no results for %s %s, variant %s, on machine %s"
+                              % (args.release, args.flavor, variant, machine))
     changes = compare(before, after, args.factor)
     summary = aa_summary(changes)
     label = lambda machine, variant: machine + ("" if variant == "default" else "/" + variant)

@@ -9,53 +9,44 @@ measured again on both, and only a slow-down flagged in that second pass too fai
 check. A real change shows up twice; a noisy moment of a shared machine (see the README's
 A/A figures) rarely hits the same point twice. Results go to .asv/check-results, not
 results/. The defaults (variant, factor, benchmarks) are the ones the A/A and sensitivity
-figures in the README justify.
+figures in docs/measurement.md justify.
 """
 import os
 import re
 
-from env_matrix.matrix import OK, MatrixError, load
+from env_matrix.matrix import MatrixError
 from mxbench import asvtools
+from mxbench.results import Store
 
-# The gating check's defaults (README, "A check for a change"): the variant whose A/A pairs
-# are quietest; the factor at which no slow-down of either low-noise A/A pair was flagged
-# in both passes (at 1.2 two were, at 1.26x and 1.29x); every benchmark but the roofline
-# rates (GB/s, GFLOP/s: higher is better, which asv continuous would call a regression).
+# The gating check's defaults (docs/check.md): the variant whose A/A pairs are quietest;
+# the factor at which no slow-down of either low-noise A/A pair was flagged in both passes
+# (at 1.2 two were, at 1.26x and 1.29x); every benchmark but the roofline rates (GB/s,
+# GFLOP/s: higher is better, which asv continuous would call a regression).
 CHECK_VARIANT = "low-noise"
 CHECK_FACTOR = 1.3
 CHECK_BENCH = r"^(?!bench_roofline\.)"
+NO_VERDICT = 2
 
 
-def check_results_dir(config):
+def check_store(project):
     """Where a check records: not results/, so that its subset runs never replace the
     recorded history of the two releases nor reach the published site (.asv is git-ignored)."""
-    return os.path.join(os.path.dirname(os.path.abspath(config)), ".asv", "check-results")
+    return Store(os.path.join(project.work_dir, "check-results"))
 
 
-def require_builds(releases, flavor, config):
-    python, numpy = asvtools.python_and_numpy(asvtools.read_config(config))
-    matrix = load()
-    for release in releases:
-        matrix.check_release(release)
-        wheel = matrix.resolve(release, flavor, python, numpy)
-        if wheel.status != OK:  # asv would record skips only, and call that a pass
-            raise MatrixError("%s %s: %s" % (release, flavor, wheel.describe()))
-
-
-def forget_results(results_dir, machine, commits, env_name):
+def forget_results(store, machine, commits, env_name):
     """A check starts clean: no points left over from an earlier check of these commits."""
-    from asv.results import get_filename
     for commit in commits:
-        path = os.path.join(results_dir, get_filename(machine, commit, env_name))
+        path = store.filename(machine, commit, env_name)
         if os.path.exists(path):
             os.unlink(path)
 
 
-def regressed_points(results_dir, machine, base, head, env_name, factor):
-    """'name(params)' of the points significantly slower in head, as asv's -b sees them."""
-    from mxbench.changes import compare, points
-    before, after = (points(results_dir, machine, c, env_name) for c in (base, head))
-    return [c.name for c in compare(before, after, factor) if c.verdict == "slower"]
+def compared_points(store, machine, base, head, env_name, factor):
+    """asv compare's verdict for every point measured on both sides."""
+    from mxbench.changes import compare
+    before, after = (store.points(machine, c, env_name) for c in (base, head))
+    return compare(before, after, factor)
 
 
 def points_regex(names):
@@ -63,37 +54,49 @@ def points_regex(names):
     return "^(%s)$" % "|".join(re.escape(n) for n in names)
 
 
-def run_check(base_release, head_release, flavor, variant, factor, bench, config,
+def run_check(project, base_release, head_release, flavor, variant, factor, bench,
               machine=None, asv_extra=(), confirm=True):
     if base_release == head_release:  # asv would measure once and compare it with itself
         raise MatrixError("BASE and HEAD are both %s; for an A/A comparison run the release "
                           "twice and use python -m mxbench.changes aa" % base_release)
-    env_name = asvtools.environment_for_flavor(flavor, config, variant)
-    require_builds((base_release, head_release), flavor, config)
-    base, head = (asvtools.release_commit(r, config) for r in (base_release, head_release))
+    try:
+        re.compile(bench)
+    except re.error as exc:
+        raise MatrixError("-b %r is not a regular expression (%s)" % (bench, exc))
+    env_name = project.environment(flavor, variant)
+    for release in (base_release, head_release):
+        project.require_build(release, flavor)  # else asv records skips only: no verdict
+    project.ensure_ladder()
+    base, head = (project.commit(r) for r in (base_release, head_release))
     machine = asvtools.ensure_machine(machine)
-    results_dir = check_results_dir(config)
-    os.makedirs(results_dir, exist_ok=True)
-    forget_results(results_dir, machine, (base, head), env_name)
+    store = check_store(project)
+    os.makedirs(store.results_dir, exist_ok=True)
+    forget_results(store, machine, (base, head), env_name)
     check_config = asvtools.config_copy(
-        config, os.path.join(os.path.dirname(results_dir), "check.conf.json"),
-        results_dir=results_dir)
+        project.config, os.path.join(project.work_dir, "check.conf.json"),
+        results_dir=store.results_dir)
 
     def continuous(regex):
         return asvtools.run_asv(["continuous", "--factor", str(factor), "--machine", machine,
                                  "-E", env_name, "--split", "-b", regex] + list(asv_extra)
-                                + [base, head], config=check_config)
+                                + [base, head], config=check_config, cwd=project.base)
 
     code = continuous(bench)
-    regressed = (regressed_points(results_dir, machine, base, head, env_name, factor)
-                 if code == 1 and confirm else [])
-    if regressed:
+    compared = compared_points(store, machine, base, head, env_name, factor)
+    if not compared:  # asv says "No benchmarks selected" and exits 1: that is no regression
+        print("check %s -> %s, %s, %s: NO VERDICT: no benchmark point was measured on both "
+              "releases (-b %s selects nothing, or every point failed or skipped) (exit %d)"
+              % (base_release, head_release, flavor, variant, bench, NO_VERDICT))
+        return NO_VERDICT
+    regressed = [c.name for c in compared if c.verdict == "slower"]
+    if code == 1 and confirm and regressed:
         print("second pass: measuring again the %d flagged point(s): %s"
               % (len(regressed), ", ".join(regressed)), flush=True)
         code = continuous(points_regex(regressed))
         if code == 0:
             print("not confirmed: the second pass flags none of them", flush=True)
-    verdict = {0: "no significant slow-down beyond %.2fx" % factor,
+    verdict = {0: "no significant slow-down beyond %.2fx (%d points compared)"
+                  % (factor, len(compared)),
                1: "REGRESSION: significantly slower beyond %.2fx%s"
                   % (factor, " in both passes" if confirm else ""),
                2: "a benchmark FAILED (see above)"}.get(code, "asv exited with %d" % code)

@@ -12,32 +12,32 @@ from collections import defaultdict
 
 from tabulate import tabulate
 
-from mxbench import asvtools
-from mxbench.export import load_benchmark_info
 from env_matrix.matrix import MatrixError
+from mxbench import asvtools
+from mxbench import project as project_model
+from mxbench.results import ResultFileError
 
 
-def durations(results_dir, machine, commit, env_name):
+def durations(store, machine, commit, env_name):
     """{benchmark: seconds} and the build/install seconds for one result file.
 
     Only the suite's current benchmarks (benchmarks.json) count: `asv run` on a recorded
     result keeps the entries of benchmarks that were removed since, with their old durations.
     """
-    from asv.results import iter_results_for_machine_and_hash
-    current = load_benchmark_info(results_dir)
-    for result in iter_results_for_machine_and_hash(results_dir, machine, commit):
-        if result.env_name == env_name:
-            per = {k: result.duration.get(k) or 0.0 for k in result.get_all_result_keys()
-                   if not current or k in current}
-            build = sum(v for k, v in result.duration.items() if k.startswith("<"))
-            return per, build
-    raise SystemExit("no result for %s in %s on machine %s" % (commit[:8], env_name, machine))
+    result = store.result(machine, commit, env_name)
+    if result is None:
+        raise MatrixError("no result for %s in %s on machine %s" % (commit[:8], env_name, machine))
+    current = store.benchmark_info()
+    per = {k: result.duration.get(k) or 0.0 for k in result.get_all_result_keys()
+           if not current or k in current}
+    build = sum(v for k, v in result.duration.items() if k.startswith("<"))
+    return per, build
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mxbench.cost", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", default=asvtools.DEFAULT_CONFIG)
+    parser.add_argument("--config", default=project_model.DEFAULT_CONFIG)
     parser.add_argument("--machine", default=None)
     parser.add_argument("--release", required=True)
     parser.add_argument("--flavor", default="cpu-mkldnn")
@@ -45,15 +45,14 @@ def main(argv=None):
                         help="an A/B variant's run (env_matrix/variants.json)")
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args(argv)
-    args.config = asvtools.config_for_variants(args.config, [args.variant])
     try:
-        commit = asvtools.release_commit(args.release, args.config)
-        env_name = asvtools.environment_for_flavor(args.flavor, args.config, args.variant)
-    except MatrixError as exc:
+        project = project_model.load(args.config).for_variants([args.variant])
+        per, build = durations(project.store, args.machine or asvtools.machine_name(),
+                               project.commit(args.release),
+                               project.environment(args.flavor, args.variant))
+    except (MatrixError, ResultFileError) as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
-    per, build = durations(asvtools.project_dirs(args.config)[1],
-                           args.machine or asvtools.machine_name(), commit, env_name)
     by_module = defaultdict(float)
     by_method = defaultdict(float)
     for name, seconds in per.items():

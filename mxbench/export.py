@@ -41,17 +41,6 @@ FORMATS = ("json", "csv", "markdown")
 
 
 # --- reading asv's files -----------------------------------------------------------------
-def load_benchmark_info(results_dir):
-    """benchmarks.json beside the machine folders ({} when absent): units and param names."""
-    from asv import util
-    from asv.benchmarks import Benchmarks
-    path = os.path.join(str(results_dir), "benchmarks.json")
-    if not os.path.isfile(path):
-        return {}
-    data = util.load_json(path, api_version=Benchmarks.api_version)
-    return dict((name, info) for name, info in data.items() if isinstance(info, dict))
-
-
 def release_tags(repo):
     """{full commit hash: 'tag[,tag]'} for a git repository (annotated tags peeled)."""
     out = subprocess.run(
@@ -137,17 +126,25 @@ def _matches(regex, *texts):
     return regex is None or any(re.search(regex, t) for t in texts)
 
 
-def collect_rows(results_dir, benchmark=None, env=None, repo=None, ok_only=False):
-    """Every row of a results directory (or of one machine's folder in it)."""
-    from asv.results import iter_results
-    results_dir = str(results_dir)
+def open_store(results_dir):
+    """(Store, machine or None) for a results directory or one machine's folder in it."""
+    from mxbench.results import MACHINE_FILE, Store
+    results_dir = os.path.abspath(str(results_dir))
     if not os.path.isdir(results_dir):
         raise ValueError("no results directory at %s" % results_dir)
-    info = load_benchmark_info(results_dir)
-    if not info:  # given a machine folder: benchmarks.json sits one level up
-        info = load_benchmark_info(os.path.dirname(os.path.abspath(results_dir)))
+    if os.path.exists(os.path.join(results_dir, MACHINE_FILE)):
+        return Store(os.path.dirname(results_dir)), os.path.basename(results_dir)
+    return Store(results_dir), None
+
+
+def collect_rows(results_dir, benchmark=None, env=None, repo=None, ok_only=False):
+    """Every row of a results directory (or of one machine's folder in it). A file that
+    cannot be used raises ResultsProblem (naming it): no export without that file."""
+    store, machine = open_store(results_dir)
+    store.require_valid(machine)
+    info = store.benchmark_info()
     tags = release_tags(repo) if repo else {}
-    ordered = sorted(iter_results(results_dir),
+    ordered = sorted(store.results(machine),
                      key=lambda r: (r.params.get("machine", ""), r.date or 0,
                                     r.commit_hash, r.env_name))
     rows = []
@@ -277,9 +274,14 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
+    from mxbench.results import ResultsProblem
     try:
         rows = collect_rows(args.results_dir, benchmark=args.benchmark, env=args.env,
                             repo=args.repo, ok_only=args.ok_only)
+    except ResultsProblem as exc:
+        print("mxbench.export: error: results that cannot be used, so no export:\n%s" % exc,
+              file=sys.stderr)
+        return 2
     except ValueError as exc:
         print("mxbench.export: error: %s" % exc, file=sys.stderr)
         return 2

@@ -13,6 +13,7 @@ sys.path.insert(0, str(ROOT))
 
 from env_matrix import ladder  # noqa: E402
 from mxbench import asvtools  # noqa: E402
+from mxbench import project as project_model  # noqa: E402
 
 # Two ladder commits, the same small benchmark subset, quick-but-real settings.
 E2E_RELEASES = ("1.8.0.post0", "1.9.1")
@@ -25,8 +26,9 @@ E2E_MACHINE = "mxbench-e2e-test"
 class AsvProject(object):
     """A copy of the suite's asv config pointing at temporary ladder/env/results dirs."""
 
-    def __init__(self, base):
+    def __init__(self, base, env_dir=None):
         self.base = Path(base)
+        self.env_dir = Path(env_dir) if env_dir else self.base / "env"
         self.ladder = self.base / "ladder"
         self.results_dir = self.base / "results"
         self.html_dir = self.base / "html"
@@ -39,9 +41,9 @@ class AsvProject(object):
 
     def write_config(self, name):
         """A copy of the repo's config `name` in this project's folder."""
-        conf = asvtools.read_config(str(ROOT / name))
+        conf = project_model.read_config(str(ROOT / name))
         conf.update(repo=str(self.ladder), results_dir=str(self.results_dir),
-                    html_dir=str(self.html_dir), env_dir=str(self.base / "env"),
+                    html_dir=str(self.html_dir), env_dir=str(self.env_dir),
                     benchmark_dir=str(ROOT / "benchmarks"))
         for key in ("install_command", "uninstall_command"):
             conf[key] = [c.replace("{conf_dir}", str(ROOT)) for c in conf[key]]
@@ -56,17 +58,19 @@ class AsvProject(object):
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               universal_newlines=True, timeout=1800)
 
+    def mxbench_command(self, *args, config=None):
+        return [sys.executable, "-m", "mxbench", "--config", str(config or self.conf_path),
+                "--machine", self.machine] + list(args)
+
     def mxbench(self, *args, env=None, config=None):
         """python -m mxbench with this project's config (or `config`) and machine."""
         full_env = dict(os.environ, **(env or {}))
-        return subprocess.run([sys.executable, "-m", "mxbench", "--config",
-                               str(config or self.conf_path),
-                               "--machine", self.machine] + list(args), cwd=str(ROOT),
+        return subprocess.run(self.mxbench_command(*args, config=config), cwd=str(ROOT),
                               env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               universal_newlines=True, timeout=1800)
 
     def env_name(self, flavor):
-        return asvtools.environment_for_flavor(flavor, str(self.conf_path))
+        return project_model.load(str(self.conf_path)).environment(flavor)
 
     def result_file(self, release, flavor):
         return (self.results_dir / self.machine

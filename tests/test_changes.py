@@ -4,7 +4,8 @@ import shutil
 import subprocess
 import sys
 
-from mxbench.changes import Change, aa_summary, compare, Point
+from mxbench.changes import Change, aa_summary, compare
+from mxbench.results import Point
 from tests.conftest import ROOT
 
 

@@ -10,7 +10,8 @@ import pytest
 from asv.config import Config
 
 from env_matrix.matrix import load
-from mxbench.asvtools import environment_names, read_config
+from mxbench import project as project_model
+from mxbench.project import read_config
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX = load()
@@ -55,7 +56,8 @@ def test_gpu_config_differs_only_in_its_flavors_which_are_all_gpu():
 
 
 def test_one_environment_per_flavor():
-    assert sorted(environment_names(str(ROOT / "asv.conf.json"))) == sorted(MATRIX.default_flavors())
+    names = project_model.load(str(ROOT / "asv.conf.json")).environment_names()
+    assert sorted(names) == sorted(MATRIX.default_flavors())
 
 
 def test_py37_config_differs_only_in_python_and_numpy_which_are_the_legacy_environment():
@@ -102,11 +104,11 @@ def environment_rows(name):
 
 
 def test_unknown_variant_is_an_error_naming_the_known_ones():
-    from mxbench import asvtools
-    with pytest.raises(asvtools.MatrixError, match="omp-1-thread"):
-        asvtools.environment_for_flavor("cpu-mkldnn", asvtools.VARIANTS_CONFIG, "omp-2")
-    with pytest.raises(asvtools.MatrixError, match="asv.variants.conf.json"):
-        asvtools.environment_for_flavor("cpu-mkldnn", asvtools.DEFAULT_CONFIG, "naive-engine")
+    from env_matrix.matrix import MatrixError
+    with pytest.raises(MatrixError, match="omp-1-thread"):
+        project_model.load(project_model.VARIANTS_CONFIG).environment("cpu-mkldnn", "omp-2")
+    with pytest.raises(MatrixError, match="asv.variants.conf.json"):
+        project_model.load(project_model.DEFAULT_CONFIG).environment("cpu-mkldnn", "naive-engine")
 
 
 @pytest.mark.parametrize("variant, expected", [
@@ -186,25 +188,25 @@ def test_dispatch_floor_per_variant_runs():
 
 
 def test_a_variant_other_than_default_selects_the_variants_config():
-    from mxbench import asvtools
-    default, variants = asvtools.DEFAULT_CONFIG, asvtools.VARIANTS_CONFIG
-    assert asvtools.config_for_variants(default, []) == default
-    assert asvtools.config_for_variants(default, ["default"]) == default
-    assert asvtools.config_for_variants(default, ["default", "one-core"]) == variants
-    gpu = str(ROOT / "asv.gpu.conf.json")  # a config given explicitly stays
-    assert asvtools.config_for_variants(gpu, ["one-core"]) == gpu
+    default = project_model.load(project_model.DEFAULT_CONFIG)
+    variants = project_model.load(project_model.VARIANTS_CONFIG)
+    assert default.for_variants([]) is default
+    assert default.for_variants(["default"]) is default
+    assert default.for_variants(["default", "one-core"]) is variants
+    gpu = project_model.load(str(ROOT / "asv.gpu.conf.json"))  # a config given explicitly stays
+    assert gpu.for_variants(["one-core"]) is gpu
 
 
 def test_a_config_copy_resolves_paths_and_conf_dir_and_loads_in_asv(tmp_path):
     from mxbench import asvtools
-    path = asvtools.config_copy(asvtools.VARIANTS_CONFIG, str(tmp_path / "copy.json"),
+    path = asvtools.config_copy(project_model.VARIANTS_CONFIG, str(tmp_path / "copy.json"),
                                 results_dir=str(tmp_path / "elsewhere"))
     copy = read_config(path)
     assert copy["results_dir"] == str(tmp_path / "elsewhere")
     assert copy["repo"] == str(ROOT / "ladder") and copy["env_dir"] == str(ROOT / ".asv" / "env")
     assert copy["install_command"] == ["python %s/env_matrix/asv_hook.py install" % ROOT]
     loaded = Config.load(path)
-    assert loaded.matrix == read_config(asvtools.VARIANTS_CONFIG)["matrix"]
+    assert loaded.matrix == read_config(project_model.VARIANTS_CONFIG)["matrix"]
 
 
 def test_low_noise_is_exactly_one_core_plus_steady_allocator():

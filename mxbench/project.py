@@ -1,0 +1,185 @@
+"""The model of this suite's asv project: one config, loaded once, and what follows from it.
+
+    project = Project.load("asv.conf.json")
+    project.environment("cpu-openblas")          # asv environment name of a flavor
+    project.commit("1.9.1")                      # ladder commit of a release
+    project.built_releases("cpu-openblas")       # releases the flavor can run here
+    project.store                                # the results (mxbench.results.Store)
+
+Every mxbench command asks this object; nothing else parses asv configs, ladder tags or
+the release x flavor matrix.
+"""
+import os
+from collections import namedtuple
+from functools import lru_cache
+
+from env_matrix import ladder
+from env_matrix.matrix import OK, MatrixError, load as load_matrix
+
+from mxbench import results
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_CONFIG = os.path.join(ROOT, "asv.conf.json")
+GPU_CONFIG = os.path.join(ROOT, "asv.gpu.conf.json")
+VARIANTS_CONFIG = os.path.join(ROOT, "asv.variants.conf.json")
+DEFAULT_VARIANT = "default"
+
+Environment = namedtuple("Environment", "name flavor variant")
+
+
+def read_config(path=DEFAULT_CONFIG):
+    """asv.conf.json as asv reads it (asv accepts // comments and trailing commas)."""
+    from asv.util import load_json
+    return load_json(path, js_comments=True)
+
+
+class Project(object):
+    """One asv config of this suite (asv.conf.json, the GPU, variants or Python 3.7 one)."""
+
+    def __init__(self, config=DEFAULT_CONFIG):
+        self.config = os.path.abspath(str(config))
+        if not os.path.isfile(self.config):
+            raise MatrixError("no asv config at %s" % self.config)
+        self.conf = read_config(self.config)
+        self.base = os.path.dirname(self.config)
+        self.ladder_dir = self._path("repo")
+        self.results_dir = self._path("results_dir")
+        self.html_dir = self._path("html_dir")
+        self.python = self.conf["pythons"][0]
+        self.numpy = self.conf["matrix"]["req"].get("numpy")
+        self.matrix = load_matrix()
+        self.store = results.Store(self.results_dir)
+        self._tags = None
+        self._environments = None
+
+    @classmethod
+    @lru_cache(maxsize=None)
+    def load(cls, config=DEFAULT_CONFIG):
+        return cls(config)
+
+    def _path(self, key):
+        return os.path.join(self.base, self.conf[key])
+
+    @property
+    def name(self):
+        return os.path.basename(self.config)
+
+    # --- the ladder ---------------------------------------------------------------------------
+    def ensure_ladder(self):
+        head, changed = ladder.ensure(self.ladder_dir)
+        self._tags = None
+        return head, changed
+
+    @property
+    def tags(self):
+        """{release: ladder commit}."""
+        if self._tags is None:
+            self._tags = ladder.tags(self.ladder_dir)
+        return self._tags
+
+    def commit(self, release):
+        """The ladder commit of a release; unknown: a MatrixError naming the known ones."""
+        self.matrix.check_release(release)
+        return self.tags[release]
+
+    def release_of(self, commit):
+        return dict((c, r) for r, c in self.tags.items()).get(commit)
+
+    # --- releases x flavors -------------------------------------------------------------------
+    def wheel(self, release, flavor):
+        """What (release, flavor) installs in this config's environments (a Resolution)."""
+        return self.matrix.resolve(release, flavor, self.python, self.numpy)
+
+    def built_releases(self, flavor, releases=None):
+        """Releases (all, or those given, in that order) that the flavor can run here."""
+        return [r for r in (self.matrix.releases() if releases is None else releases)
+                if self.wheel(r, flavor).status == OK]
+
+    def require_build(self, release, flavor):
+        self.matrix.check_release(release)
+        wheel = self.wheel(release, flavor)
+        if wheel.status != OK:
+            raise MatrixError("%s %s: %s" % (release, flavor, wheel.describe()))
+
+    def newest_per_minor_line(self, flavors):
+        """For each flavor, the newest release of every minor line (1.0 ... 1.9) it can run."""
+        from packaging.version import Version
+        chosen = set()
+        for flavor in flavors:
+            newest = {}
+            for release in self.built_releases(flavor):
+                newest[Version(release).release[:2]] = release
+            chosen.update(newest.values())
+        return sorted(chosen, key=Version)
+
+    # --- environments -------------------------------------------------------------------------
+    @property
+    def flavors(self):
+        return list(self.conf["matrix"]["env"]["MXNET_FLAVOR"])
+
+    @property
+    def environments(self):
+        """[Environment(name, flavor, variant)] of the matrix, as asv names them."""
+        if self._environments is None:
+            from asv.config import Config
+            from asv.environment import get_environments
+            conf = Config.load(self.config)
+            self._environments = [
+                Environment(env.name, env.env_vars.get("MXNET_FLAVOR"),
+                            env.env_vars.get("MXBENCH_VARIANT", DEFAULT_VARIANT))
+                for env in get_environments(conf, None, verbose=False)]
+        return self._environments
+
+    @property
+    def variants(self):
+        return sorted(set(e.variant for e in self.environments))
+
+    def environment_names(self, variant=DEFAULT_VARIANT):
+        """{flavor: asv environment name} for one variant."""
+        return dict((e.flavor, e.name) for e in self.environments if e.variant == variant)
+
+    def environment(self, flavor, variant=DEFAULT_VARIANT):
+        """The asv environment of (flavor, variant); what is not in this config is a
+        MatrixError that says which config has it."""
+        self.matrix.flavor(flavor)  # unknown flavor: names the known ones
+        if variant not in self.variants:
+            raise MatrixError("variant %s is not in the matrix of %s (it has: %s)%s"
+                              % (variant, self.name, ", ".join(self.variants),
+                                 "; the other variants are in asv.variants.conf.json"
+                                 if self.variants == [DEFAULT_VARIANT] else
+                                 "; 'default' is asv.conf.json" if variant == DEFAULT_VARIANT
+                                 else ""))
+        names = self.environment_names(variant)
+        if flavor not in names:
+            raise MatrixError("flavor %s is not in the matrix of %s (it has: %s)%s"
+                              % (flavor, self.name, ", ".join(sorted(names)),
+                                 "; GPU flavors are in asv.gpu.conf.json"
+                                 if flavor.startswith("gpu") else ""))
+        return names[flavor]
+
+    def for_variants(self, variants):
+        """asv.variants.conf.json in place of the default config when a variant other than
+        "default" is asked for: that is where the variants live. Any other config as is."""
+        if self.config == DEFAULT_CONFIG and set(variants) - {DEFAULT_VARIANT}:
+            return Project.load(VARIANTS_CONFIG)
+        return self
+
+    def variant_environment(self, flavor, variant):
+        """The environment of (flavor, variant) from this config if it has the variant,
+        else from asv.variants.conf.json (which holds every variant but "default")."""
+        try:
+            return self.environment(flavor, variant)
+        except MatrixError:
+            if variant == DEFAULT_VARIANT or self.config == VARIANTS_CONFIG:
+                raise
+            return Project.load(VARIANTS_CONFIG).environment(flavor, variant)
+
+    # --- where scratch runs go ----------------------------------------------------------------
+    @property
+    def work_dir(self):
+        """Git-ignored scratch beside the results: staging, check results, config copies."""
+        return os.path.join(os.path.dirname(self.results_dir), ".asv")
+
+
+def load(config=DEFAULT_CONFIG):
+    return Project.load(os.path.abspath(str(config)))

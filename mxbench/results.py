@@ -1,0 +1,414 @@
+"""The results store: the only reader and writer of asv result files in this project.
+
+asv 0.6 keeps one JSON file per (machine, commit, environment) under
+`<results_dir>/<machine>/`, plus `<machine>/machine.json` and `benchmarks.json`. asv
+itself rewrites a file in place, trusts whatever it reads, and records a failed install as
+`null` over earlier values. Here:
+
+- every file is validated before anyone uses it (JSON, the fields and types asv 0.6 writes,
+  one value per parameter point); a bad file is a `ResultFileError` that names it, and the
+  commands that depend on it say so and exit non-zero;
+- writes are atomic (a temporary file beside the target, then a rename);
+- `merge_result_file` folds a new run into the recorded file without ever replacing a
+  measured point by a failure or a skip of the same benchmark version.
+
+Runs write into a staging directory (see mxbench.runner), which is merged in here.
+"""
+import json
+import math
+import os
+from collections import namedtuple
+
+API_VERSION = 2  # asv 0.6's Results.api_version
+MACHINE_FILE = "machine.json"
+BENCHMARKS_FILE = "benchmarks.json"
+TMP_MARK = ".tmp-"  # atomic writes' temporary files: `.<name>.tmp-<pid>` (not *.json)
+# The columns asv 0.6 writes for each benchmark; the per-point ones hold one entry a point.
+COLUMNS = ("result", "params", "version", "started_at", "duration", "stats_ci_99_a",
+           "stats_ci_99_b", "stats_q_25", "stats_q_75", "stats_number", "stats_repeat",
+           "samples", "profile")
+PER_POINT = ("result", "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75",
+             "stats_number", "stats_repeat", "samples")
+# Fields of machine.json that describe the hardware (os and ram move a little between
+# boots of the same kind of VM; these do not).
+HOST_FIELDS = ("arch", "cpu", "num_cpu")
+
+Point = namedtuple("Point", "value stats samples unit")
+
+
+class ResultFileError(ValueError):
+    """A results file that cannot be used; str() is one line naming the file."""
+
+    def __init__(self, path, problem):
+        ValueError.__init__(self, "%s: %s" % (path, problem))
+        self.path = path
+        self.problem = problem
+
+
+class ResultsProblem(Exception):
+    """Several bad files at once: the message names each, one per line."""
+
+    def __init__(self, errors):
+        self.errors = list(errors)
+        Exception.__init__(self, "\n".join(str(e) for e in self.errors))
+
+
+# --- values -----------------------------------------------------------------------------------
+def measured(value):
+    """A number that was measured (asv: None = failed, NaN = skipped)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and not math.isnan(value))
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def point_count(params):
+    count = 1
+    for values in params:
+        count *= len(values)
+    return count
+
+
+# --- validation -------------------------------------------------------------------------------
+def _read_json(path):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise ResultFileError(path, "cannot be read (%s)" % exc.strerror)
+    if not text.strip():
+        raise ResultFileError(path, "is empty (a write was interrupted?)")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ResultFileError(path, "is not valid JSON (%s)" % exc)
+
+
+def _expect(path, ok, what):
+    if not ok:
+        raise ResultFileError(path, what)
+
+
+def _check_row(path, name, row, columns):
+    where = "benchmark %s" % name
+    _expect(path, isinstance(row, list) and 0 < len(row) <= len(columns),
+            "%s: a row must be a list of at most %d values" % (where, len(columns)))
+    values = dict(zip(columns, row))
+    params = values.get("params")
+    _expect(path, isinstance(params, list) and all(
+        isinstance(p, list) and all(isinstance(v, str) for v in p) for p in params),
+        "%s: params must be lists of strings" % where)
+    n = point_count(params)
+    result = values.get("result")
+    _expect(path, result is None or (isinstance(result, list) and len(result) == n and all(
+        v is None or _is_number(v) for v in result)),
+        "%s: result must be null or %d numbers/nulls (one per parameter point)" % (where, n))
+    for column in PER_POINT[1:]:
+        value = values.get(column)
+        if column == "samples":
+            ok = value is None or (isinstance(value, list) and len(value) == n and all(
+                s is None or (isinstance(s, list) and all(_is_number(x) for x in s))
+                for s in value))
+        else:
+            ok = value is None or (isinstance(value, list) and len(value) == n and all(
+                v is None or _is_number(v) for v in value))
+        _expect(path, ok, "%s: %s must be null or %d entries" % (where, column, n))
+    _expect(path, values.get("version") is None or isinstance(values["version"], str),
+            "%s: version must be a string" % where)
+    for column in ("started_at", "duration"):
+        _expect(path, values.get(column) is None or _is_number(values[column]),
+                "%s: %s must be a number" % (where, column))
+
+
+def validate_result_data(path, data):
+    """Raise ResultFileError unless `data` is a result file as asv 0.6 writes it."""
+    _expect(path, isinstance(data, dict), "not a JSON object")
+    _expect(path, data.get("version") == API_VERSION,
+            "result format version %r, expected %d (asv 0.6)" % (data.get("version"), API_VERSION))
+    for key, kind in (("commit_hash", str), ("env_name", str), ("python", str),
+                      ("params", dict), ("requirements", dict), ("results", dict),
+                      ("result_columns", list)):
+        _expect(path, isinstance(data.get(key), kind),
+                "field %s missing or not a %s" % (key, kind.__name__))
+    _expect(path, data.get("date") is None or _is_number(data["date"]), "date must be a number")
+    _expect(path, isinstance(data.get("env_vars", {}), dict), "env_vars must be an object")
+    _expect(path, isinstance(data.get("durations", {}), dict) and all(
+        _is_number(v) for v in data.get("durations", {}).values()),
+        "durations must map names to numbers")
+    columns = data["result_columns"]
+    _expect(path, all(c in COLUMNS for c in columns) and "result" in columns
+            and "params" in columns, "unknown result_columns %r" % (columns,))
+    _expect(path, isinstance(data["params"].get("machine"), str), "params.machine missing")
+    for name, row in data["results"].items():
+        _check_row(path, name, row, columns)
+
+
+def read_result_file(path):
+    """The validated contents of one result file (a dict as asv wrote it)."""
+    data = _read_json(path)
+    validate_result_data(path, data)
+    machine_dir = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    _expect(path, data["params"]["machine"] == machine_dir,
+            "recorded for machine %r but stored under %r" % (data["params"]["machine"], machine_dir))
+    return data
+
+
+def read_machine_file(path):
+    data = _read_json(path)
+    _expect(path, isinstance(data, dict) and isinstance(data.get("machine"), str) and all(
+        isinstance(data.get(f), str) for f in HOST_FIELDS),
+        "not an asv machine description (machine, %s)" % ", ".join(HOST_FIELDS))
+    return data
+
+
+def read_benchmarks_file(path):
+    data = _read_json(path)
+    _expect(path, isinstance(data, dict) and all(
+        isinstance(v, dict) and isinstance(v.get("params", []), list)
+        for k, v in data.items() if k != "version"),
+        "not an asv benchmarks.json (an object of benchmark descriptions)")
+    return dict((k, v) for k, v in data.items() if k != "version")
+
+
+# --- atomic writes ----------------------------------------------------------------------------
+def write_json_atomic(path, data, compact=False):
+    """Write JSON so that `path` always holds either the old or the complete new file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, ".%s%s%d" % (os.path.basename(path), TMP_MARK, os.getpid()))
+    with open(tmp, "w", encoding="utf-8") as fh:
+        if compact:
+            json.dump(data, fh)  # as asv writes result files
+        else:
+            json.dump(data, fh, indent=4, sort_keys=True)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def copy_atomic(src, dst):
+    with open(src, "rb") as fh:
+        data = fh.read()
+    directory = os.path.dirname(os.path.abspath(dst))
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, ".%s%s%d" % (os.path.basename(dst), TMP_MARK, os.getpid()))
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, dst)
+
+
+# --- merging a new run into the record --------------------------------------------------------
+def _row_dict(row, columns):
+    values = dict(zip(columns, row))
+    return dict((c, values.get(c)) for c in COLUMNS)
+
+
+def _row_list(values):
+    row = [values[c] for c in COLUMNS]
+    while row and row[-1] is None:
+        row.pop()
+    return row
+
+
+def _column(values, column, n):
+    value = values.get(column)
+    return list(value) if isinstance(value, list) else [None] * n
+
+
+def merge_rows(old, new):
+    """One benchmark's row: the new run's, except where it failed or skipped a point that
+    the record has measured (same benchmark version and parameters): there the record's
+    point stays, with its statistics and samples."""
+    if old["version"] != new["version"] or old["params"] != new["params"]:
+        return new  # another benchmark now: asv compares only the same version
+    n = point_count(new["params"])
+    old_result, new_result = _column(old, "result", n), _column(new, "result", n)
+    keep_old = [measured(a) and not measured(b) for a, b in zip(old_result, new_result)]
+    if not any(keep_old):
+        return new
+    merged = dict(new)
+    for column in PER_POINT:
+        a, b = _column(old, column, n), _column(new, column, n)
+        merged[column] = [a[i] if keep_old[i] else b[i] for i in range(n)]
+        if all(v is None for v in merged[column]):
+            merged[column] = None
+    return merged
+
+
+def merge_result_data(old, new):
+    """A result file's data: `new` (a later run of the same commit and environment) folded
+    into `old` by merge_rows; benchmarks only one side has are kept."""
+    merged = dict(new)
+    merged["result_columns"] = list(COLUMNS)
+    merged["version"] = API_VERSION
+    rows = dict((name, _row_dict(row, old["result_columns"])) for name, row in old["results"].items())
+    for name, row in new["results"].items():
+        row = _row_dict(row, new["result_columns"])
+        rows[name] = merge_rows(rows[name], row) if name in rows else row
+    merged["results"] = dict((name, _row_list(row)) for name, row in rows.items())
+    durations = dict(old.get("durations", {}))
+    durations.update(new.get("durations", {}))
+    merged["durations"] = durations
+    return merged
+
+
+def merge_result_file(staged, recorded):
+    """Fold the staged result file into the recorded one (atomically). Returns False, and
+    changes nothing, while the staged file is incomplete (asv is writing it)."""
+    try:
+        new = read_result_file(staged)
+    except ResultFileError:
+        return False
+    if os.path.exists(recorded):
+        new = merge_result_data(read_result_file(recorded), new)
+    write_json_atomic(recorded, new, compact=True)
+    return True
+
+
+# --- reading a results directory --------------------------------------------------------------
+class Store(object):
+    """One results directory: `<dir>/<machine>/<commit[:8]>-<env>.json`, machine.json,
+    benchmarks.json."""
+
+    def __init__(self, results_dir):
+        self.results_dir = os.path.abspath(str(results_dir))
+
+    def __repr__(self):
+        return "Store(%r)" % self.results_dir
+
+    # paths
+    def machines(self):
+        if not os.path.isdir(self.results_dir):
+            return []
+        return sorted(name for name in os.listdir(self.results_dir)
+                      if os.path.isdir(os.path.join(self.results_dir, name))
+                      and not name.startswith("."))
+
+    def machine_dir(self, machine):
+        return os.path.join(self.results_dir, machine)
+
+    def filename(self, machine, commit, env_name):
+        """asv's own file name (it hashes long environment names)."""
+        from asv.results import get_filename
+        return os.path.join(self.results_dir, get_filename(machine, commit, env_name))
+
+    def files(self, machine=None):
+        """Result files (not machine.json), sorted, of one machine or all."""
+        paths = []
+        for name in ([machine] if machine else self.machines()):
+            folder = self.machine_dir(name)
+            if os.path.isdir(folder):
+                paths += [os.path.join(folder, f) for f in sorted(os.listdir(folder))
+                          if f.endswith(".json") and f != MACHINE_FILE]
+        return paths
+
+    # validated reads
+    def problems(self, machine=None, commits=None):
+        """ResultFileErrors of every file of `machine` (or all), optionally only those of
+        some commits; machine.json and benchmarks.json are checked too."""
+        errors = []
+        prefixes = tuple(c[:8] for c in commits) if commits else None
+        for path in self.files(machine):
+            if prefixes and not os.path.basename(path).startswith(prefixes):
+                continue
+            try:
+                read_result_file(path)
+            except ResultFileError as exc:
+                errors.append(exc)
+        for name in ([machine] if machine else self.machines()):
+            path = os.path.join(self.machine_dir(name), MACHINE_FILE)
+            if os.path.exists(path):
+                try:
+                    read_machine_file(path)
+                except ResultFileError as exc:
+                    errors.append(exc)
+        path = os.path.join(self.results_dir, BENCHMARKS_FILE)
+        if os.path.exists(path):
+            try:
+                read_benchmarks_file(path)
+            except ResultFileError as exc:
+                errors.append(exc)
+        return errors
+
+    def require_valid(self, machine=None, commits=None):
+        errors = self.problems(machine, commits)
+        if errors:
+            raise ResultsProblem(errors)
+
+    def machine_info(self, machine):
+        path = os.path.join(self.machine_dir(machine), MACHINE_FILE)
+        return read_machine_file(path) if os.path.exists(path) else None
+
+    def benchmark_info(self):
+        """benchmarks.json ({} when absent): units and parameter names."""
+        path = os.path.join(self.results_dir, BENCHMARKS_FILE)
+        return read_benchmarks_file(path) if os.path.exists(path) else {}
+
+    def result(self, machine, commit, env_name):
+        """asv's Results for one file (validated first), or None where nothing is recorded."""
+        from asv.results import Results
+        path = self.filename(machine, commit, env_name)
+        if not os.path.exists(path):
+            return None
+        read_result_file(path)
+        return Results.load(path)
+
+    def results(self, machine=None):
+        """asv Results of every file of `machine` (or all), each validated first."""
+        from asv.results import Results
+        out = []
+        for path in self.files(machine):
+            read_result_file(path)
+            out.append(Results.load(path))
+        return out
+
+    def commits(self, machine, env_name):
+        """Commits with a result file for (machine, environment)."""
+        return set(r.commit_hash for r in self.results(machine) if r.env_name == env_name)
+
+    def points(self, machine, commit, env_name, info=None):
+        """{'bench(params)': Point} of one machine, commit and environment ({} if none)."""
+        from asv.commands.compare import unroll_result
+        result = self.result(machine, commit, env_name)
+        if result is None:
+            return {}
+        info = self.benchmark_info() if info is None else info
+        out = {}
+        for key in result.get_all_result_keys():
+            params = result.get_result_params(key)
+            unit = info.get(key, {}).get("unit")
+            for name, value, stats, samples in unroll_result(
+                    key, params, result.get_result_value(key, params),
+                    result.get_result_stats(key, params), result.get_result_samples(key, params)):
+                out[name] = Point(value, stats, samples, unit)
+        return out
+
+    def benchmark_values(self, machine, commit, env_name, benchmark):
+        """[value per parameter point] of one benchmark, or None where it is not recorded."""
+        result = self.result(machine, commit, env_name)
+        if result is None or benchmark not in result.get_all_result_keys():
+            return None
+        params = result.get_result_params(benchmark)
+        value = result.get_result_value(benchmark, params)
+        return value if isinstance(value, list) else [value]
+
+    def point_labels(self, machine, commit, env_name, benchmark):
+        """['name(params)' per point] in the order of benchmark_values."""
+        from asv.commands.compare import unroll_result
+        result = self.result(machine, commit, env_name)
+        params = result.get_result_params(benchmark)
+        n = point_count(params)
+        return [name for name, _, _, _ in unroll_result(benchmark, params, [0.0] * n,
+                                                       [None] * n, [None] * n)]
+
+    def stale_temporaries(self):
+        """Temporary files an atomic write left behind when its process was killed."""
+        found = []
+        for folder, _, names in os.walk(self.results_dir):
+            found += [os.path.join(folder, n) for n in names if TMP_MARK in n]
+        return found
+

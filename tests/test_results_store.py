@@ -1,0 +1,206 @@
+"""mxbench.results on real result files: validation names bad files, merges never lose a
+measured point, writes are atomic. (The runs through asv are in test_integrity.py.)"""
+import copy
+import json
+import math
+import os
+import shutil
+
+import pytest
+
+from mxbench import asvtools, results
+from tests.conftest import ROOT
+
+HISTORY = ROOT / "results" / "amd-epyc-2cpu-24gb"
+
+
+def a_real_result_file():
+    return sorted(p for p in HISTORY.glob("*.json") if p.name != "machine.json")[0]
+
+
+@pytest.fixture
+def store(tmp_path):
+    """A results directory holding one real recorded file (and its machine.json)."""
+    folder = tmp_path / "results" / HISTORY.name
+    folder.mkdir(parents=True)
+    shutil.copy(str(a_real_result_file()), str(folder))
+    shutil.copy(str(HISTORY / "machine.json"), str(folder))
+    shutil.copy(str(ROOT / "results" / "benchmarks.json"), str(tmp_path / "results"))
+    return results.Store(tmp_path / "results")
+
+
+def the_file(store):
+    return store.files()[0]
+
+
+def test_every_committed_result_file_is_valid():
+    assert results.Store(ROOT / "results").problems() == []
+
+
+def test_a_good_file_reads(store):
+    data = results.read_result_file(the_file(store))
+    assert data["params"]["machine"] == HISTORY.name and data["results"]
+    assert store.problems() == []
+
+
+@pytest.mark.parametrize("damage, problem", [
+    (lambda text: "", "is empty"),
+    (lambda text: text[:len(text) // 2], "is not valid JSON"),
+    (lambda text: text.replace('"results": {', '"results": [1, 2], "x": {', 1),
+     "field results missing or not a dict"),
+    (lambda text: text.replace('"version": 2', '"version": 1'), "result format version 1"),
+])
+def test_a_bad_file_is_named_with_what_is_wrong(store, damage, problem):
+    path = the_file(store)
+    with open(path) as fh:
+        text = fh.read()
+    with open(path, "w") as fh:
+        fh.write(damage(text))
+    errors = store.problems()
+    assert len(errors) == 1 and errors[0].path == path and problem in str(errors[0])
+    assert "\n" not in str(errors[0])
+    with pytest.raises(results.ResultsProblem):
+        store.require_valid()
+
+
+def test_a_row_with_the_wrong_number_of_points_is_named(store):
+    path = the_file(store)
+    data = results.read_result_file(path)
+    name = sorted(data["results"])[0]
+    data["results"][name][0] = data["results"][name][0][:-1]
+    with open(path, "w") as fh:
+        json.dump(data, fh)
+    (error,) = store.problems()
+    assert "benchmark %s: result must be null or" % name in str(error)
+
+
+def test_wrong_types_inside_a_row_are_named(store):
+    path = the_file(store)
+    data = results.read_result_file(path)
+    name = sorted(data["results"])[0]
+    data["results"][name][0] = ["fast"] * len(data["results"][name][0])
+    with open(path, "w") as fh:
+        json.dump(data, fh)
+    (error,) = store.problems()
+    assert name in str(error) and "result must be" in str(error)
+
+
+def test_a_file_under_the_wrong_machine_is_named(store, tmp_path):
+    other = tmp_path / "results" / "other-machine"
+    other.mkdir()
+    shutil.move(the_file(store), str(other))
+    (error,) = store.problems()
+    assert "stored under 'other-machine'" in str(error)
+
+
+def first_measured(data):
+    """(benchmark, point index) of a measured point of a file."""
+    for name, row in sorted(data["results"].items()):
+        for i, value in enumerate(row[0] or []):
+            if results.measured(value):
+                return name, i
+    raise AssertionError("no measured point")
+
+
+def test_a_failure_or_skip_never_replaces_a_measured_point(store):
+    recorded = the_file(store)
+    old = results.read_result_file(recorded)
+    name, i = first_measured(old)
+    samples_col = old["result_columns"].index("samples")
+    for replacement in (None, float("nan")):
+        new = copy.deepcopy(old)
+        new["results"][name][0][i] = replacement
+        if len(new["results"][name]) > samples_col and new["results"][name][samples_col]:
+            new["results"][name][samples_col][i] = None
+        merged = results.merge_result_data(old, new)
+        row = dict(zip(merged["result_columns"], merged["results"][name]))
+        assert row["result"][i] == old["results"][name][0][i]
+        if len(old["results"][name]) > samples_col:
+            assert row["samples"][i] == old["results"][name][samples_col][i]
+
+
+def test_a_new_measurement_replaces_the_old_one(store):
+    old = results.read_result_file(the_file(store))
+    name, i = first_measured(old)
+    new = copy.deepcopy(old)
+    new["results"][name][0][i] = 123.0
+    merged = results.merge_result_data(old, new)
+    assert merged["results"][name][0][i] == 123.0
+
+
+def test_a_new_benchmark_version_supersedes_the_record(store):
+    old = results.read_result_file(the_file(store))
+    name, i = first_measured(old)
+    version = old["result_columns"].index("version")
+    new = copy.deepcopy(old)
+    new["results"][name][version] = "another-version"
+    new["results"][name][0] = [None] * len(new["results"][name][0])
+    merged = results.merge_result_data(old, new)
+    assert merged["results"][name][0] == [None] * len(old["results"][name][0])
+
+
+def test_benchmarks_only_the_record_has_are_kept(store):
+    old = results.read_result_file(the_file(store))
+    new = copy.deepcopy(old)
+    dropped = sorted(new["results"])[0]
+    del new["results"][dropped]
+    assert results.merge_result_data(old, new)["results"][dropped] == old["results"][dropped]
+
+
+def test_merging_an_incomplete_staged_file_changes_nothing(store, tmp_path):
+    recorded = the_file(store)
+    before = open(recorded, "rb").read()
+    staged = tmp_path / "staged.json"
+    staged.write_text(before.decode()[:1000])
+    assert results.merge_result_file(str(staged), recorded) is False
+    assert open(recorded, "rb").read() == before
+
+
+def test_the_merged_file_is_what_asv_reads(store, tmp_path):
+    from asv.results import Results
+    recorded = the_file(store)
+    staged_dir = tmp_path / "staged" / HISTORY.name
+    staged_dir.mkdir(parents=True)
+    staged = staged_dir / os.path.basename(recorded)
+    shutil.copy(recorded, str(staged))
+    assert results.merge_result_file(str(staged), recorded)
+    loaded = Results.load(recorded)
+    original = Results.load(str(staged))
+    assert loaded.get_all_result_keys() == original.get_all_result_keys()
+    key = sorted(original.get_all_result_keys())[0]
+    params = original.get_result_params(key)
+    assert loaded.get_result_value(key, params) == original.get_result_value(key, params) or \
+        all(math.isnan(a) and math.isnan(b) for a, b in zip(
+            loaded.get_result_value(key, params), original.get_result_value(key, params)))
+
+
+def test_atomic_writes_leave_no_temporary_behind(tmp_path):
+    target = tmp_path / "m" / "f.json"
+    results.write_json_atomic(str(target), {"a": 1}, compact=True)
+    assert json.loads(target.read_text()) == {"a": 1}
+    assert os.listdir(str(tmp_path / "m")) == ["f.json"]
+
+
+def test_a_machine_name_of_other_hardware_is_refused(store):
+    info = dict(store.machine_info(HISTORY.name))
+    here = asvtools.this_host()
+    assert asvtools.same_hardware(dict(here), here)
+    info["cpu"] = here["cpu"] + " (another one)"
+    path = os.path.join(store.machine_dir(HISTORY.name), results.MACHINE_FILE)
+    with open(path, "w") as fh:
+        json.dump(info, fh)
+    before = open(path).read()
+    with pytest.raises(asvtools.MatrixError, match="describes another host"):
+        asvtools.require_machine_is_this_host(store, HISTORY.name)
+    assert open(path).read() == before
+
+
+def test_another_machine_name_keeps_plain_asv_working(tmp_path, monkeypatch):
+    """asv without --machine looks the host name up in ~/.asv-machine.json; a second name
+    recorded there (tests, --machine) used to leave it with no answer."""
+    from asv.machine import Machine
+    monkeypatch.setenv("HOME", str(tmp_path))
+    asvtools.ensure_machine()
+    asvtools.ensure_machine("some-other-name")
+    loaded = Machine.load(_path=str(tmp_path / ".asv-machine.json"))
+    assert loaded.machine == asvtools.machine_name()
