@@ -1,12 +1,18 @@
 """What every benchmark shares: the guarded mxnet import, build status, contexts, inputs, sync.
 
+It is also the one model of an operator call for runs without asv (mxbench/adhoc.py is its
+front end): build_operator_call builds it, time_calls times it, one_line words its errors.
+
 Runs inside benchmark environments (Python 3.7+, any MXNet 1.0-1.9.1), so it must import
 everywhere: no mxnet attribute is touched at import time, and nothing newer than 3.7 syntax.
 """
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
+import time
 
 import numpy as np
 
@@ -146,10 +152,29 @@ def seed_everything():
 
 
 # --- memory --------------------------------------------------------------------------------
-def _status_kib(field):
-    with open("/proc/self/status") as fh:
+def _status_kib(field, path="/proc/self/status"):
+    """A 'Field:  123 kB' line of a /proc file, in KiB (None when the file lacks it)."""
+    with open(path) as fh:
         match = re.search(r"^%s:\s+(\d+) kB" % field, fh.read(), re.M)
     return int(match.group(1)) if match else None
+
+
+def available_memory():
+    """Bytes that can be allocated now without swapping (None if the system will not say).
+
+    MemAvailable counts reclaimable page cache too; free pages alone (the fallback, for
+    kernels before 3.14 and systems without /proc) understate what can be had.
+    """
+    try:
+        kib = _status_kib("MemAvailable", "/proc/meminfo")
+    except OSError:
+        kib = None
+    if kib is not None:
+        return kib * 1024
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def reset_peak_rss():
@@ -274,18 +299,31 @@ def build_inputs(case, dtype, ctx):
     return arrays, [a for a, t in zip(arrays, case.inputs) if t.grad]
 
 
-def build_call(case, dtype, ctx, extra_kwargs=None):
+def given_array(array, tensor, ctx):
+    """A caller's array (ad-hoc runs) in place of a Tensor: an NDArray as it is, a numpy
+    array copied to ctx; it takes a gradient where the Tensor says so."""
+    if not isinstance(array, mx.nd.NDArray):
+        array = mx.nd.array(array, ctx=ctx, dtype=array.dtype)
+    if tensor.grad:
+        array.attach_grad()
+    return array
+
+
+def build_call(case, dtype, ctx, extra_kwargs=None, arrays=None):
     """(args, kwargs, grads) for a case: positional and keyword Tensors become NDArrays.
 
     Keyword values may also be catalogue markers: Input(key) is another input of the same call
     (e.g. out=Input(0) updates a weight in place, as optimizers do; a list of them gives a
     list), CTX is the benchmark's context and DTYPE its dtype (for creation ops).
+    arrays: {position: numpy array or NDArray} used instead of building that position's Tensor.
     """
     # Deferred: the catalogue imports nothing, but keep this module importable on its own.
     from .catalogue import CTX, DTYPE, Input, Tensor
     rng = seed_everything()
+    arrays = arrays or {}
     merged = dict(extra_kwargs or {}, **case.kwargs)
-    args = [build_tensor(t, dtype, ctx, rng) for t in case.inputs]
+    args = [given_array(arrays[i], t, ctx) if i in arrays else build_tensor(t, dtype, ctx, rng)
+            for i, t in enumerate(case.inputs)]
     grads = [a for a, t in zip(args, case.inputs) if t.grad]
     kwargs = {}
     for key in sorted(k for k, v in merged.items() if isinstance(v, Tensor)):
@@ -311,6 +349,39 @@ def build_call(case, dtype, ctx, extra_kwargs=None):
     return args, kwargs, grads
 
 
+# --- what a call needs: memory ---------------------------------------------------------------
+# Running holds, beyond the inputs, this many times their bytes: the inputs' gradients, the
+# output (as large as an input for elementwise operators), its head gradient, and one more
+# for the operator's workspace. Meant to overestimate: a refused run that would have fitted
+# costs a smaller shape; one that does not fit swaps or is killed after minutes. Outputs far
+# larger than the inputs (an outer product) are not foreseen.
+RUN_MEMORY_MULTIPLE = 4
+# build_tensor goes through numpy: float64 values, then a copy in the input's dtype.
+NUMPY_VALUE_BYTES = 8
+
+
+def memory_needed(case, dtype, arrays=None):
+    """(bytes a call of a case may need at its peak, bytes of its inputs), before any is built.
+
+    The peak is the larger of building (the inputs and their gradients, plus the numpy values
+    of the largest input built) and running (see RUN_MEMORY_MULTIPLE). arrays: the positions
+    given as arrays (build_call's `arrays`), which exist already and need no building.
+    """
+    from .catalogue import Tensor
+    tensors = list(enumerate(case.inputs)) + sorted(
+        (k, v) for k, v in case.kwargs.items() if isinstance(v, Tensor))
+    inputs = build_scratch = 0
+    for key, tensor in tensors:
+        elements = 1
+        for n in tensor.shape:
+            elements *= int(n)  # Python ints: no overflow on absurd shapes
+        itemsize = np.dtype(tensor.dtype or dtype).itemsize
+        inputs += elements * itemsize
+        if key not in (arrays or {}):
+            build_scratch = max(build_scratch, elements * (NUMPY_VALUE_BYTES + itemsize))
+    return max(2 * inputs + build_scratch, (1 + RUN_MEMORY_MULTIPLE) * inputs), inputs
+
+
 # --- calling operators -------------------------------------------------------------------------
 # Strict mode (MXBENCH_STRICT=1; tests/test_smoke.py sets it): an MXNetError from one of our
 # calls (the first call in setup, or a backward) is a failure, because on the release the
@@ -325,10 +396,13 @@ def heads(out):
 
 
 class OperatorCall(object):
-    """An imperative call with its inputs built: forward(), forward_backward()."""
+    """An imperative call with its inputs built: forward(), forward_backward(), and the
+    backward pass alone: record_forward() off the clock, then backward()."""
 
     def __init__(self, fn, args, kwargs, grads):
         self.fn, self.args, self.kwargs, self.grads = fn, args, kwargs, grads
+        self.takes_gradients = bool(grads)
+        self._recorded = None
 
     def forward(self):
         out = self.fn(*self.args, **self.kwargs)
@@ -344,9 +418,21 @@ class OperatorCall(object):
         except mx.base.MXNetError as exc:
             _rejected(exc, "backward")
 
+    def record_forward(self):
+        with autograd.record():
+            self._recorded = self.fn(*self.args, **self.kwargs)
+        sync(self._recorded)
+
+    def backward(self):
+        """Differentiate the last record_forward(); an MXNetError is left to the caller."""
+        out, self._recorded = self._recorded, None  # the graph is freed with the output
+        autograd.backward(heads(out))
+        sync([g.grad for g in self.grads])
+
 
 class SymbolCall(object):
     """A bound symbolic executor, for operators whose inputs mx.nd cannot pass (aux states)."""
+    takes_gradients = True  # bound with grad_req="write"
 
     def __init__(self, name, case, kwargs, dtype, ctx):
         rng = seed_everything()
@@ -375,6 +461,118 @@ class SymbolCall(object):
         except mx.base.MXNetError as exc:
             _rejected(exc, "backward")
 
+    def record_forward(self):
+        sync(self.exe.forward(is_train=True))
+
+    def backward(self):
+        """Differentiate the last record_forward(); an MXNetError is left to the caller."""
+        self.exe.backward(self.head_grads)
+        sync([g for g in self.exe.grad_arrays if g is not None])
+
+
+def time_calls(work, runs, warmup, before=None):
+    """Seconds taken by each of `runs` calls of work(), after `warmup` untimed calls.
+
+    work() must end in a sync, or the clock would stop before the computation does.
+    before() runs ahead of every call, off the clock (the recorded forward of a backward
+    timed alone). asv times the asv benchmarks itself; this loop is for runs without it.
+    """
+    samples = []
+    for i in range(warmup + runs):
+        if before is not None:
+            before()
+        start = time.perf_counter()
+        work()
+        elapsed = time.perf_counter() - start
+        if i >= warmup:
+            samples.append(elapsed)
+    return samples
+
+
+# --- kernel time: MXNet's aggregate profiler (ad-hoc runs' --profile) ------------------------
+def profiler_problem():
+    """Why MXNet's aggregate profiler cannot be used here, or None."""
+    profiler = getattr(mx, "profiler", None)
+    if profiler is None or not hasattr(profiler, "set_config") or not hasattr(profiler, "dumps"):
+        return ("mxnet %s has no aggregate profiler (mx.profiler.set_config(aggregate_stats="
+                "True) and mx.profiler.dumps() arrived in later 1.x releases; 1.0.x has "
+                "neither): --profile gives no kernel times here" % mx.__version__)
+    return None
+
+
+def parse_operator_table(text):
+    """Rows of the 'operator' section of mx.profiler.dumps(): name, count, total_ms, avg_ms."""
+    rows, in_section = [], False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped == "operator":
+            in_section = True
+            continue
+        if not in_section or not stripped or stripped.startswith(("=", "-", "Name")):
+            if in_section and rows and not stripped:
+                break  # a blank line ends the section
+            continue
+        parts = stripped.rsplit(None, 5)
+        if len(parts) == 6:
+            rows.append({"name": parts[0], "count": int(parts[1]), "total_ms": float(parts[2]),
+                         "avg_ms": float(parts[5])})
+    return rows
+
+
+def registered_names(name):
+    """Names the profiler may give the forward kernel: 'softmax', '_linalg_gemm2', ..."""
+    head, _, tail = name.partition(".")
+    names = {name, name.split(".")[-1]}
+    if tail:
+        names.add("_%s_%s" % (head, tail))
+    if name.startswith(("linalg_", "contrib_", "random_", "image_", "sparse_")):
+        names.add("_" + name)
+    return names
+
+
+def kernel_phase(row_name, op_names):
+    """forward, backward or other: what a row of the profiler's table belongs to."""
+    if row_name.startswith("_backward"):
+        return "backward"
+    return "forward" if row_name in op_names else "other"
+
+
+def profile_kernels(name, call, runs, backward):
+    """Kernel time per call from MXNet's aggregate profiler (seconds), plus its rows."""
+    problem = profiler_problem()
+    if problem:
+        return {"available": False, "message": problem}
+    profiler = mx.profiler
+    workdir = tempfile.mkdtemp(prefix="mxbench-profile-")
+    try:
+        profiler.set_config(profile_imperative=True, profile_symbolic=True,
+                            aggregate_stats=True, filename=os.path.join(workdir, "prof.json"))
+        profiler.dumps(reset=True)  # drop what earlier rows left
+        profiler.set_state("run")
+        try:
+            for _ in range(runs):
+                call.forward()
+            for _ in range(runs if backward else 0):
+                call.forward_backward()
+            mx.nd.waitall()
+        finally:
+            profiler.set_state("stop")
+        table = profiler.dumps(reset=True)
+    except Exception as exc:  # an older profiler API: say so instead of failing the row
+        return {"available": False, "message": "profiler: %s" % one_line(exc)}
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    rows = parse_operator_table(table)
+    for row in rows:
+        row["phase"] = kernel_phase(row["name"], registered_names(name))
+    calls = {"forward": runs * (2 if backward else 1), "backward": runs if backward else 0}
+    per_call = {}
+    for phase, count in calls.items():
+        total_ms = sum(r["total_ms"] for r in rows if r["phase"] == phase)
+        per_call[phase] = total_ms / 1000.0 / count if count and total_ms else None
+    return {"available": True, "message": "", "forward_seconds": per_call["forward"],
+            "backward_seconds": per_call["backward"], "rows": rows}
+
 
 def skip(message):
     """Skip from inside a benchmark method: asv_runner only takes its own subclass as a skip
@@ -391,7 +589,7 @@ def _rejected(exc, what):
     limit (an argument, dtype or gradient it does not have yet): a skip."""
     if STRICT:
         raise exc
-    skip("mxnet %s rejects this %s: %s" % (mx.__version__, what, _first_line(exc)))
+    skip("mxnet %s rejects this %s: %s" % (mx.__version__, what, one_line(exc)))
 
 
 # Operator-specific preparation, named by a catalogue entry's `prepare`.
@@ -459,26 +657,36 @@ def check_arguments(fn, name, kwargs):
                                   % (mx.__version__, name, ", ".join(unknown)))
 
 
-def build_operator_call(op, shape, dtype, ctx):
+def build_operator_call(op, shape, dtype, ctx, case=None, overrides=None, arrays=None):
     """The call for a catalogue entry at one parameter point, inputs built, not yet run.
 
+    Ad-hoc runs give their own `case` (inputs of other shapes; `shape` then only names it),
+    `overrides` (arguments over the entry's and the case's, passed as they are: a wrong one is
+    MXNet's error to report) and `arrays` ({position: array} used instead of building).
     Raises NotImplementedError (asv: skipped) when this MXNet lacks the operator or one of
     the entry's arguments.
     """
     if op.prepare:
         PREPARE[op.prepare]()
-    case = op.cases[shape]
+    case = op.cases[shape] if case is None else case
+    overrides = overrides or {}
+    if overrides:
+        case = case._replace(kwargs=dict(case.kwargs, **overrides))
     if op.call == "symbol":
         fn = getattr(mx.sym, op.name, None)
         if fn is None:
             raise NotImplementedError("operator %s is not in mxnet %s" % (op.name, mx.__version__))
         kwargs = dict(op.kwargs, **case.kwargs)
-        check_arguments(fn, op.name, kwargs)
+        check_arguments(fn, op.name, _entry_arguments(kwargs, overrides))
         return SymbolCall(op.name, case, kwargs, dtype, ctx)
     fn = operator_function(op.name)
-    args, kwargs, grads = build_call(case, dtype, ctx, op.kwargs)
-    check_arguments(fn, op.name, kwargs)
+    args, kwargs, grads = build_call(case, dtype, ctx, op.kwargs, arrays)
+    check_arguments(fn, op.name, _entry_arguments(kwargs, overrides))
     return OperatorCall(fn, args, kwargs, grads)
+
+
+def _entry_arguments(kwargs, overrides):
+    return dict((k, v) for k, v in kwargs.items() if k not in overrides)
 
 
 def _not_accepted(exc, op, shape, dtype):
@@ -486,7 +694,7 @@ def _not_accepted(exc, op, shape, dtype):
     if STRICT:
         raise exc
     raise NotImplementedError("mxnet %s rejects %s %s %s: %s"
-                              % (mx.__version__, op.class_name, shape, dtype, _first_line(exc)))
+                              % (mx.__version__, op.class_name, shape, dtype, one_line(exc)))
 
 
 def prepare_call(op, shape, dtype, ctx):
@@ -517,11 +725,16 @@ def prepare_cold_call(op, shape, dtype, ctx):
         _not_accepted(exc, op, shape, dtype)
 
 
-def _first_line(exc):
-    """The line of an MXNetError that says what is wrong (releases format them differently)."""
+def one_line(exc):
+    """The line of an exception that says what is wrong, named by its type: MXNetError
+    carries a traceback, and releases format it differently."""
     lines = [l.strip() for l in str(exc).splitlines() if l.strip()]
     named = [l for l in lines if l.startswith("MXNetError")]
-    if named:
-        return named[-1]
     plain = [l for l in lines if not l.startswith(("[bt]", "Stack trace", "File "))]
-    return (plain or lines or [type(exc).__name__])[0]
+    text = (named[-1:] or plain or lines or [type(exc).__name__])[0]
+    if not text.startswith(type(exc).__name__):
+        text = "%s: %s" % (type(exc).__name__, text)
+    return text
+
+
+_first_line = one_line  # the name tests/test_smoke.py uses

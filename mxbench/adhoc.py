@@ -29,11 +29,13 @@ Three phases are timed separately, each run ending in a sync (wait_to_read):
 own time per call (rows named _backward_* are the backward kernels).
 
 A row's status is ok, skipped (the operator is not in this MXNet release, or the catalogue
-excludes it) or error (unknown operator, impossible shape, unsupported dtype, no GPU, ...),
-with a one-line message; one bad row never stops the others. Entries the catalogue marks
-`isolate` (a history of crashing the process) run in a child process, so a crash is an error
-row. Exit code: 0 when every row ran, 1 when some row errored, 2 on a usage error, 130 when
-interrupted (Ctrl-C keeps and writes the rows that finished).
+excludes it) or error (unknown operator, impossible shape, unsupported dtype, no GPU, inputs
+too large for the memory available, ...), with a one-line message; one bad row never stops
+the others. Memory is checked before anything is allocated: the inputs' bytes, with a margin
+for outputs and gradients, against the memory the system says is available. Entries the
+catalogue marks `isolate` (a history of crashing the process) run in a child process, so a
+crash is an error row. Exit code: 0 when every row ran, 1 when some row errored, 2 on a
+usage error, 130 when interrupted (Ctrl-C keeps and writes the rows that finished).
 
 Runs in whatever Python has mxnet: Python 3.7 syntax; tqdm and tabulate are optional.
 """
@@ -42,12 +44,9 @@ import difflib
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
-import time
 from collections import OrderedDict, namedtuple
 
 import numpy as np
@@ -60,6 +59,11 @@ except ImportError:  # run from elsewhere: the catalogue lives beside this packa
     from benchmarks import _harness as H, catalogue as C
 
 from mxbench import export, stats
+
+# Building, running and timing a call are the harness's (adhoc is its front end for runs
+# without asv); these names stay here too, as part of this module's library API.
+one_line, profiler_problem, parse_operator_table, kernel_phase = (
+    H.one_line, H.profiler_problem, H.parse_operator_table, H.kernel_phase)
 
 PHASES = ("forward", "backward", "forward_backward")
 OK, SKIPPED, ERROR = "ok", "skipped", "error"
@@ -100,6 +104,12 @@ def entries_named(name):
     return entries
 
 
+def main_entry(name):
+    """The one entry a name means on its own: an operator's main entry, or the variant named."""
+    entries = entries_named(name)
+    return ([op for op in entries if not op.variant] or entries or [None])[0]
+
+
 def excluded():
     return dict(getattr(C, "EXCLUDED", {}) or {})
 
@@ -138,16 +148,6 @@ def operators_in_category(category):
 
 
 # --- checks that end a row -------------------------------------------------------------------
-def one_line(exc):
-    """The line of an exception that names the problem (MXNetError carries a traceback)."""
-    lines = [l.strip() for l in str(exc).strip().splitlines() if l.strip()]
-    named = [l for l in lines if l.startswith("MXNetError:")]
-    text = named[-1] if named else (lines[-1] if lines else type(exc).__name__)
-    if not text.startswith(type(exc).__name__):
-        text = "%s: %s" % (type(exc).__name__, text)
-    return text
-
-
 def mxnet_dtypes():
     table = getattr(getattr(H.mx.nd, "ndarray", None), "_DTYPE_NP_TO_MX", None) or {}
     names = [np.dtype(k).name for k in table if k is not None]
@@ -177,15 +177,6 @@ def resolve_context(device):
         raise RowProblem(ERROR, "unknown ctx %r (cpu or gpu)" % (device,))
 
 
-def resolve_function(name, operator):
-    try:
-        return H.operator_function(name)
-    except NotImplementedError as exc:
-        if operator is None:  # neither in the catalogue nor in this MXNet
-            raise RowProblem(ERROR, unknown_operator_message(name))
-        raise RowProblem(SKIPPED, str(exc))
-
-
 # --- inputs ----------------------------------------------------------------------------------
 def is_array(item):
     return isinstance(item, np.ndarray) or (H.mx is not None and isinstance(item, H.mx.nd.NDArray))
@@ -195,18 +186,20 @@ def dtype_name(array):
     return np.dtype(array.dtype).name
 
 
-def custom_inputs(items, base_case):
+def custom_inputs(items, base_case, want_grad=True):
     """(Tensors, {position: user array}) for user inputs.
 
     A shape takes the catalogue's Tensor for its position (its fill, pinned dtype, bounds);
-    an array gets a placeholder Tensor, replaced by the array once the call is built.
+    an array gets a Tensor that describes it (the harness uses the array in its place), with
+    a gradient when it is a float array and `want_grad`.
     """
     base = base_case.inputs if base_case is not None else ()
     tensors, arrays = [], {}
     for i, item in enumerate(items):
         if is_array(item):
             arrays[i] = item
-            tensors.append(C.T(*item.shape, fill="zeros", dtype=dtype_name(item), grad=False))
+            tensors.append(C.T(*item.shape, dtype=dtype_name(item),
+                               grad=want_grad and is_float(item.dtype)))
             continue
         shape = tuple(int(n) for n in item)
         tensors.append(base[i]._replace(shape=shape) if i < len(base) else C.T(*shape))
@@ -242,163 +235,39 @@ def is_float(dtype):
     return np.issubdtype(np.dtype(dtype), np.floating)
 
 
-def use_arrays(args, grads, arrays, ctx, want_grad):
-    """Put the user's arrays in place of their placeholders (numpy ones copied to ctx)."""
-    for position, item in arrays.items():
-        arr = item if isinstance(item, H.mx.nd.NDArray) else \
-            H.mx.nd.array(item, ctx=ctx, dtype=item.dtype)
-        if want_grad and is_float(arr.dtype):
-            arr.attach_grad()
-            grads.append(arr)
-        args[position] = arr
-    H.sync(args)
-
-
-def build_operator_call(job, dtype, ctx):
-    """The harness's call object (forward(), forward_backward()) for a job."""
-    op = job.operator
-    if op is not None and op.prepare:
-        H.PREPARE[op.prepare]()
-    case = job.case._replace(kwargs=merged_kwargs(job))
-    if op is not None and op.call == "symbol":
-        if job.arrays:
-            raise RowProblem(ERROR, "%s runs as a bound symbol: give shapes, not arrays"
-                             % op.name)
-        if getattr(H.mx.sym, op.name, None) is None:
-            raise RowProblem(SKIPPED, "operator %s is not in mxnet %s"
-                             % (op.name, H.mx.__version__))
-        return H.SymbolCall(op.name, case, case.kwargs, dtype, ctx)
-    name = op.name if op is not None else job.entry
-    fn = resolve_function(name, op)
-    args, kwargs, grads = H.build_call(case, dtype, ctx)
-    use_arrays(args, grads, job.arrays, ctx, job.backward)
-    return H.OperatorCall(fn, args, kwargs, grads)
-
-
-# --- timing ----------------------------------------------------------------------------------
-def timed_runs(step, runs, warmup):
-    """Seconds per run of `step`, which returns its own timing (so setup stays off the clock)."""
-    for _ in range(warmup):
-        step()
-    return [step() for _ in range(runs)]
-
-
-def clocked(work):
-    def step():
-        start = time.perf_counter()
-        work()
-        return time.perf_counter() - start
-    return step
-
-
-def backward_step(call):
-    """Time the backward pass alone: the recorded forward is synced before the clock starts."""
-    if isinstance(call, H.SymbolCall):
-        def step():
-            H.sync(call.exe.forward(is_train=True))
-            start = time.perf_counter()
-            call.exe.backward(call.head_grads)
-            H.sync([g for g in call.exe.grad_arrays if g is not None])
-            return time.perf_counter() - start
-        return step
-
-    def step():
-        with H.autograd.record():
-            out = call.fn(*call.args, **call.kwargs)
-        H.sync(out)
-        start = time.perf_counter()
-        H.autograd.backward(H.heads(out))
-        H.sync([g.grad for g in call.grads])
-        return time.perf_counter() - start
-    return step
-
-
-def has_gradients(call):
-    return isinstance(call, H.SymbolCall) or bool(call.grads)
-
-
-# --- profiler --------------------------------------------------------------------------------
-def profiler_problem():
-    """Why MXNet's aggregate profiler cannot be used here, or None."""
-    profiler = getattr(H.mx, "profiler", None)
-    if profiler is None or not hasattr(profiler, "set_config") or not hasattr(profiler, "dumps"):
-        return ("mxnet %s has no aggregate profiler (mx.profiler.set_config(aggregate_stats="
-                "True) and mx.profiler.dumps() arrived in later 1.x releases; 1.0.x has "
-                "neither): --profile gives no kernel times here" % H.mx.__version__)
-    return None
-
-
-def parse_operator_table(text):
-    """Rows of the 'operator' section of mx.profiler.dumps(): name, count, total_ms, avg_ms."""
-    rows, in_section = [], False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped == "operator":
-            in_section = True
-            continue
-        if not in_section or not stripped or stripped.startswith(("=", "-", "Name")):
-            if in_section and rows and not stripped:
-                break  # a blank line ends the section
-            continue
-        parts = stripped.rsplit(None, 5)
-        if len(parts) == 6:
-            rows.append({"name": parts[0], "count": int(parts[1]), "total_ms": float(parts[2]),
-                         "avg_ms": float(parts[5])})
-    return rows
-
-
-def registered_names(name):
-    """Names the profiler may give the forward kernel: 'softmax', '_linalg_gemm2', ..."""
-    head, _, tail = name.partition(".")
-    names = {name, name.split(".")[-1]}
-    if tail:
-        names.add("_%s_%s" % (head, tail))
-    if name.startswith(("linalg_", "contrib_", "random_", "image_", "sparse_")):
-        names.add("_" + name)
-    return names
-
-
-def kernel_phase(row_name, op_names):
-    if row_name.startswith("_backward"):
-        return "backward"
-    return "forward" if row_name in op_names else "other"
-
-
-def profile_kernels(name, call, runs, backward):
-    """Kernel time per call from MXNet's aggregate profiler (seconds), plus its rows."""
-    problem = profiler_problem()
-    if problem:
-        return {"available": False, "message": problem}
-    profiler = H.mx.profiler
-    workdir = tempfile.mkdtemp(prefix="mxbench-profile-")
+def build_call(job, dtype, ctx):
+    """The harness's call for a job (an operator outside the catalogue stands in as an entry)."""
+    operator = job.operator or C.Operator(job.entry, "", [])
+    if job.arrays and operator.call == "symbol":
+        raise RowProblem(ERROR, "%s runs as a bound symbol: give shapes, not arrays"
+                         % operator.name)
     try:
-        profiler.set_config(profile_imperative=True, profile_symbolic=True,
-                            aggregate_stats=True, filename=os.path.join(workdir, "prof.json"))
-        profiler.dumps(reset=True)  # drop what earlier rows left
-        profiler.set_state("run")
-        try:
-            for _ in range(runs):
-                call.forward()
-            for _ in range(runs if backward else 0):
-                call.forward_backward()
-            H.mx.nd.waitall()
-        finally:
-            profiler.set_state("stop")
-        table = profiler.dumps(reset=True)
-    except Exception as exc:  # an older profiler API: say so instead of failing the row
-        return {"available": False, "message": "profiler: %s" % one_line(exc)}
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    rows = parse_operator_table(table)
-    for row in rows:
-        row["phase"] = kernel_phase(row["name"], registered_names(name))
-    calls = {"forward": runs * (2 if backward else 1), "backward": runs if backward else 0}
-    per_call = {}
-    for phase, count in calls.items():
-        total_ms = sum(r["total_ms"] for r in rows if r["phase"] == phase)
-        per_call[phase] = total_ms / 1000.0 / count if count and total_ms else None
-    return {"available": True, "message": "", "forward_seconds": per_call["forward"],
-            "backward_seconds": per_call["backward"], "rows": rows}
+        return H.build_operator_call(operator, job.case_name, dtype, ctx, job.case, job.kwargs,
+                                     job.arrays)
+    except NotImplementedError as exc:  # this MXNet lacks the operator or an entry's argument
+        if job.operator is None:
+            raise RowProblem(ERROR, unknown_operator_message(job.entry))
+        raise RowProblem(SKIPPED, str(exc))
+
+
+# --- memory: refuse what cannot fit, before allocating it ---------------------------------------
+def check_memory(job, dtype, available=None):
+    """A RowProblem when a job's inputs cannot fit in the memory available (default: what
+    the system reports now; no check where it reports nothing)."""
+    available = H.available_memory() if available is None else available
+    needed, inputs = H.memory_needed(job.case._replace(kwargs=merged_kwargs(job)), dtype,
+                                     job.arrays)
+    if available is not None and needed > available:
+        raise RowProblem(ERROR, "too large for the memory available: %s of inputs need about "
+                         "%s with outputs and gradients, %s available"
+                         % tuple(size_label(n) for n in (inputs, needed, available)))
+
+
+def size_label(size):
+    """Bytes for a message: '128MiB', '33.5GiB', '7.28TiB' (shapes can be absurd)."""
+    if size >= 2 ** 40:
+        return "%.3gTiB" % (size / 2.0 ** 40)
+    return export.human_value(size, "bytes")
 
 
 # --- one row ---------------------------------------------------------------------------------
@@ -427,15 +296,16 @@ def new_row(job, device, runs, warmup):
 
 
 def measure_phases(row, call, backward, runs, warmup):
-    row["forward"] = stats.summarize_samples(timed_runs(clocked(call.forward), runs, warmup))
+    row["forward"] = stats.summarize_samples(H.time_calls(call.forward, runs, warmup))
     if not backward:
         return
-    if not has_gradients(call):
+    if not call.takes_gradients:
         row["message"] = "no input takes a gradient: backward not measured"
         return
     try:
-        alone = timed_runs(backward_step(call), runs, warmup)
-        both = timed_runs(clocked(call.forward_backward), runs, warmup)
+        # The backward alone: the recorded forward runs (and is synced) off the clock.
+        alone = H.time_calls(call.backward, runs, warmup, before=call.record_forward)
+        both = H.time_calls(call.forward_backward, runs, warmup)
     except H.mx.base.MXNetError as exc:
         raise RowProblem(ERROR, "backward: %s" % one_line(exc))
     row["backward"] = stats.summarize_samples(alone)
@@ -451,15 +321,16 @@ def measure(job, ctx="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, profile=Fa
         H.require_mxnet()
         device = resolve_context(ctx)
         row["dtype"] = check_dtype(job.dtype)
+        check_memory(job, row["dtype"])
         try:
-            call = build_operator_call(job, row["dtype"], device)
+            call = build_call(job, row["dtype"], device)
             call.forward()  # shape inference and argument checks happen in the first call
         except (H.mx.base.MXNetError, TypeError) as exc:
             raise RowProblem(ERROR, "forward: %s" % one_line(exc))
         measure_phases(row, call, job.backward, runs, warmup)
         if profile:
             name = job.operator.name if job.operator is not None else job.entry
-            row["profile"] = profile_kernels(name, call, runs, row["backward"] is not None)
+            row["profile"] = H.profile_kernels(name, call, runs, row["backward"] is not None)
             if not row["profile"]["available"]:
                 row["message"] = "; ".join(m for m in (row["message"],
                                                        row["profile"]["message"]) if m)
@@ -573,9 +444,7 @@ def operator_jobs(name, inputs=None, cases=None, dtypes=None, kwargs=None, backw
     """Jobs for a name: every entry it means x cases x dtypes, or the inputs given."""
     entries = entries_named(name)
     if inputs is not None and len(inputs):
-        main = [op for op in entries if not op.variant] or entries
-        return custom_jobs(name, main[0] if main else None, inputs, cases, dtypes, kwargs,
-                           backward)
+        return custom_jobs(name, main_entry(name), inputs, cases, dtypes, kwargs, backward)
     if not entries:
         return unknown_jobs(name)
     jobs = []
@@ -597,7 +466,8 @@ def custom_jobs(name, operator, inputs, cases, dtypes, kwargs, backward):
         base_case = operator.cases[base_name]
     if all(isinstance(n, (int, np.integer)) for n in inputs):
         inputs = [tuple(inputs)]  # one shape given bare: inputs=(32, 1000)
-    tensors, arrays = custom_inputs(inputs, base_case)
+    backward = wants_backward(operator, backward)
+    tensors, arrays = custom_inputs(inputs, base_case, want_grad=backward)
     case = base_case._replace(inputs=tensors)
     if dtypes:
         chosen = list(dtypes)
@@ -605,9 +475,8 @@ def custom_jobs(name, operator, inputs, cases, dtypes, kwargs, backward):
         chosen = [dtype_name(arrays[min(arrays)])]  # user arrays keep their own dtype
     else:
         chosen = [operator.dtypes[0] if operator is not None else "float32"]
-    return [Job(entry, operator, CUSTOM_CASE, case, arrays, dtype,
-                normalise_kwargs(kwargs), wants_backward(operator, backward), None)
-            for dtype in chosen]
+    return [Job(entry, operator, CUSTOM_CASE, case, arrays, dtype, normalise_kwargs(kwargs),
+                backward, None) for dtype in chosen]
 
 
 def category_jobs(category, cases=None, dtypes=None, kwargs=None, backward=None):
@@ -655,21 +524,12 @@ def run_jobs(jobs, ctx="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, profile=
                 on_row(rows[-1])
     except KeyboardInterrupt:
         rows.interrupted = True
-        if profile:
-            stop_profiler()
         print("mxbench.adhoc: interrupted: keeping %d of %d rows" % (len(rows), len(jobs)),
               file=sys.stderr)
     finally:
         if bar is not None:
             bar.close()
     return rows
-
-
-def stop_profiler():
-    try:
-        H.mx.profiler.set_state("stop")
-    except Exception:
-        pass
 
 
 # --- library API ------------------------------------------------------------------------------
@@ -682,17 +542,15 @@ def benchmark(name, inputs=None, dtype=None, ctx="cpu", kwargs=None, runs=DEFAUL
     case: the catalogue shape class (default: the entry's first); with `inputs` it supplies
     the fills and operator arguments. dtype: default the entry's first dtype.
     """
-    if inputs is None or not len(inputs):
-        entries = entries_named(name)
-        main = [op for op in entries if not op.variant] or entries
-        if not main:
-            return measure(unknown_jobs(name)[0], ctx, runs, warmup, profile)
-        operator = main[0]
-        jobs = entry_jobs(operator, [case or next(iter(operator.cases))],
-                          [dtype or operator.dtypes[0]], kwargs, backward)
-    else:
+    operator = main_entry(name)
+    if inputs is not None and len(inputs):
         jobs = operator_jobs(name, inputs, [case] if case else None,
                              [dtype] if dtype else None, kwargs, backward)
+    elif operator is None:
+        jobs = unknown_jobs(name)
+    else:
+        jobs = entry_jobs(operator, [case or next(iter(operator.cases))],
+                          [dtype or operator.dtypes[0]], kwargs, backward)
     rows = run_jobs(jobs[:1], ctx, runs, warmup, profile)
     if rows.interrupted:
         raise KeyboardInterrupt

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks import catalogue as C
+from benchmarks import _harness as H, catalogue as C
 from mxbench import adhoc, stats
 
 mx = pytest.importorskip("mxnet")
@@ -331,3 +331,76 @@ def test_cli_ctrl_c_writes_what_finished(tmp_path):
             proc.kill()
     assert "interrupted after 0 of 1 planned rows" in err
     assert json.loads(target.read_text()) == []
+
+
+# --- one model: the harness builds, times and words errors for adhoc ----------------------------
+def test_adhoc_uses_the_harness_error_line():
+    assert adhoc.one_line is H.one_line
+    # Releases before 1.4 name no "MXNetError:" line: the first line that is not traceback.
+    old_style = mx.base.MXNetError("[10:00:00] src/operator/tensor/dot-inl.h:1231: Check failed: "
+                                   "L[!Ta].Size() == R[Tb].Size() (3 vs. 4)\n\nStack trace "
+                                   "returned 10 entries:\n[bt] (0) libmxnet.so(+0x1234)")
+    assert H.one_line(old_style) == ("MXNetError: [10:00:00] src/operator/tensor/dot-inl.h:1231: "
+                                     "Check failed: L[!Ta].Size() == R[Tb].Size() (3 vs. 4)")
+    assert H.one_line(ValueError("unknown fill 'x'")) == "ValueError: unknown fill 'x'"
+    assert H.one_line(KeyError()) == "KeyError"
+
+
+def test_backward_alone_differentiates_the_recorded_forward():
+    """dot(a, b) with head gradient ones: d/da = ones @ b.T; the same as forward_backward."""
+    call = H.build_operator_call(C.by_name()["dot"], "small", "float32", mx.cpu())
+    a, b = call.args
+    expected = np.ones((a.shape[0], b.shape[1]), dtype=np.float32).dot(b.asnumpy().T)
+    assert call.takes_gradients
+    call.record_forward()
+    call.backward()
+    np.testing.assert_allclose(a.grad.asnumpy(), expected, rtol=1e-5)
+    a.grad[:] = 0
+    call.forward_backward()
+    np.testing.assert_allclose(a.grad.asnumpy(), expected, rtol=1e-5)
+
+
+def test_backward_alone_of_a_bound_symbol():
+    op = next(op for op in C.OPERATORS if op.call == "symbol")
+    call = H.build_operator_call(op, next(iter(op.cases)), "float32", mx.cpu())
+    assert call.takes_gradients
+    samples = H.time_calls(call.backward, 2, 1, before=call.record_forward)
+    assert len(samples) == 2 and min(samples) > 0
+    grads = [g.asnumpy() for g in call.exe.grad_arrays if g is not None]
+    assert grads and all(np.isfinite(g).all() for g in grads)
+
+
+def test_time_calls_runs_before_ahead_of_every_call_and_keeps_the_timed_ones():
+    log = []
+
+    def record():
+        log.append("before")
+
+    def work():
+        log.append("work")
+        mx.nd.ones((2, 2)).wait_to_read()
+
+    samples = H.time_calls(work, runs=3, warmup=2, before=record)
+    assert len(samples) == 3 and min(samples) > 0
+    assert log == ["before", "work"] * 5
+    assert len(H.time_calls(work, runs=4, warmup=0)) == 4
+
+
+def test_the_call_builder_takes_adhoc_arrays_and_arguments():
+    op = C.by_name()["softmax"]
+    values = np.arange(12, dtype=np.float32).reshape(3, 4)
+    case = op.cases["small"]._replace(inputs=(C.T(3, 4),))
+    call = H.build_operator_call(op, "custom", "float32", mx.cpu(), case=case,
+                                 overrides={"axis": 0}, arrays={0: values})
+    assert call.kwargs["axis"] == 0 and call.grads == [call.args[0]]
+    np.testing.assert_array_equal(call.args[0].asnumpy(), values)
+    np.testing.assert_allclose(call.forward().asnumpy().sum(axis=0), np.ones(4), rtol=1e-6)
+    # The caller's arguments go to MXNet unchecked: a wrong one is MXNet's error to report...
+    call = H.build_operator_call(op, "small", "float32", mx.cpu(),
+                                 overrides={"no_such_argument": 1})
+    with pytest.raises(mx.base.MXNetError):
+        call.forward()
+    # ...while the entry's are checked, as for asv: an argument the release lacks is a skip.
+    entry = C.Operator("relu", "unary", C.one_input(), kwargs={"no_such_argument": 1})
+    with pytest.raises(NotImplementedError, match="has no argument no_such_argument"):
+        H.build_operator_call(entry, "small", "float32", mx.cpu())
