@@ -147,7 +147,10 @@ def run_asv(args, config=DEFAULT_CONFIG, env=None, cwd=ROOT):
     print("$ " + " ".join(cmd), flush=True)
     full_env = dict(os.environ)
     full_env.update(env or {})
-    proc = subprocess.Popen(cmd, cwd=cwd, env=full_env)
+    proc = subprocess.Popen(cmd, cwd=cwd, env=full_env, stderr=subprocess.PIPE,
+                            universal_newlines=True, errors="replace")
+    relay = threading.Thread(target=relay_stderr, args=(proc.stderr,), daemon=True)
+    relay.start()
     received = []
 
     def note(signum, frame):
@@ -159,9 +162,29 @@ def run_asv(args, config=DEFAULT_CONFIG, env=None, cwd=ROOT):
     finally:
         for signum, handler in previous:
             signal.signal(signum, handler)
+        relay.join(timeout=5)
     if received:
         raise Interrupted(received[0])
     return code
+
+
+def relay_stderr(stream, out=None):
+    """Pass asv's stderr on as it comes, except a KeyboardInterrupt traceback: asv 0.6 has
+    no handler for Ctrl-C outside its benchmark loop, and mxbench says it in one line."""
+    out = out or sys.stderr
+    held = []
+    for line in stream:
+        if held or line.startswith("Traceback (most recent call last):"):
+            held.append(line)
+            if line.strip() and not line.startswith((" ", "Traceback")):  # the exception's line
+                if line.strip() != "KeyboardInterrupt":
+                    out.writelines(held)
+                held = []
+        else:
+            out.write(line)
+        out.flush()
+    out.writelines(held)
+    out.flush()
 
 
 def _wait(proc, received):

@@ -13,6 +13,15 @@ the real `asv publish` and then
 
 A CDN URL this module does not know (a newer asv) is an error, not a silent network load.
 
+Nothing is lost on a failure: asv publish empties its html_dir first and may crash half-way
+(one results file with wrong types), so it writes into a staging folder beside html_dir
+(<html_dir>.staging-<pid>, through a copy of the config with only html_dir changed), the site
+is localized there, and only a complete site is swapped in: html_dir is renamed to
+<html_dir>.old-<pid>, the staging folder renamed to html_dir, the old one deleted. On an error
+or Ctrl-C before that, html_dir stays exactly as it was and the staging folder is removed; the
+error is one line on stderr (`mxbench.publish: error: ...`, exit status non-zero; 130 for
+Ctrl-C). --vendor-only stages a copy of the existing site the same way.
+
     python -m mxbench.publish                        # asv.conf.json -> html/
     python -m mxbench.publish --config other.json    # another config (its html_dir)
     python -m mxbench.publish -- --no-pull           # arguments after -- go to asv publish
@@ -20,14 +29,18 @@ A CDN URL this module does not know (a newer asv) is an error, not a silent netw
 """
 import argparse
 import base64
+import collections
 import hashlib
 import json
 import os
 import posixpath
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import threading
 
 from . import asvtools
 
@@ -73,7 +86,11 @@ DROP_ATTR_RE = re.compile(
 
 
 class PublishError(Exception):
-    pass
+    """A failure with a one-line message; `detail` (optional, multi-line) goes to stdout."""
+
+    def __init__(self, message, detail=None):
+        super().__init__(message)
+        self.detail = detail
 
 
 # --- npm ---------------------------------------------------------------------------------------
@@ -118,8 +135,9 @@ def install_packages(site_dir=SITE_DIR, npm=None):
         raise PublishError(
             "`npm %s` in %s failed (exit %d): the site's JavaScript/CSS could not be installed "
             "from the npm registry (no network to registry.npmjs.org, or a lock that does not "
-            "match site/package.json). npm said:\n%s"
-            % (" ".join(cmd[1:]), site_dir, proc.returncode, proc.stdout[-3000:]))
+            "match site/package.json); npm's output is above"
+            % (" ".join(cmd[1:]), site_dir, proc.returncode),
+            detail="npm said:\n" + proc.stdout[-3000:])
     if not _installed_matches_lock(site_dir):
         raise PublishError("npm ci finished but %s/node_modules does not match "
                            "package-lock.json" % site_dir)
@@ -268,7 +286,165 @@ def html_dir_of(config):
     return os.path.join(os.path.dirname(os.path.abspath(config)), conf.get("html_dir", "html"))
 
 
+# --- staging and the swap ----------------------------------------------------------------------
+def side_paths(html_dir, pid=None):
+    """(staging, old): this process's folders beside html_dir, in the same parent folder, so
+    that the swap is two renames on one filesystem."""
+    html_dir = os.path.normpath(os.path.abspath(html_dir))
+    pid = os.getpid() if pid is None else pid
+    return ("%s.staging-%d" % (html_dir, pid), "%s.old-%d" % (html_dir, pid))
+
+
+def _remove(path):
+    """Delete a file or folder tree; a Ctrl-C meanwhile does not stop it (returns True then)."""
+    interrupted = False
+    while os.path.lexists(path):
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.remove(path)
+        except KeyboardInterrupt:
+            interrupted = True
+    return interrupted
+
+
+class _SignalsHeld(object):
+    """Hold SIGINT/SIGTERM for a few renames, so that html_dir is never left renamed aside."""
+    SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+    def __enter__(self):
+        self.previous = None
+        if (hasattr(signal, "pthread_sigmask")
+                and threading.current_thread() is threading.main_thread()):
+            self.previous = signal.pthread_sigmask(signal.SIG_BLOCK, self.SIGNALS)
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.previous)  # held signals land now
+        return False
+
+
+def swap_in(staging, html_dir, state=None):
+    """Replace html_dir by the complete site in `staging`: rename html_dir aside, rename
+    staging to html_dir, delete the old site. If the second rename fails the old site is
+    renamed back. state["swapped"] becomes True once html_dir is the new site."""
+    state = {} if state is None else state
+    old = side_paths(html_dir)[1]
+    with _SignalsHeld():
+        if os.path.lexists(old):
+            raise PublishError("%s exists (left by an earlier publish?): move it away first" % old)
+        had_old = os.path.lexists(html_dir)
+        if had_old:
+            os.rename(html_dir, old)
+        try:
+            os.rename(staging, html_dir)
+        except BaseException:
+            if had_old:
+                os.rename(old, html_dir)
+            raise
+        state["swapped"] = True
+    if had_old:
+        _remove(old)
+
+
+def run_asv_publish(config, staging, asv_extra=(), log=print):
+    """The real `asv publish` with a copy of `config` whose html_dir is `staging`.
+
+    asv's output (stdout and stderr) is passed on to our stdout as it comes; a failure is a
+    PublishError whose message ends with asv's last line (the exception, for a crash).
+    Ctrl-C (or asv killed by SIGINT) is KeyboardInterrupt; asv is stopped in any case.
+    """
+    workdir = tempfile.mkdtemp(prefix="mxbench-publish-")
+    proc = None
+    try:
+        copy = asvtools.config_copy(config, os.path.join(workdir, os.path.basename(config)),
+                                    html_dir=staging)
+        cmd = [asvtools.asv_executable(), "--config", copy, "publish"] + list(asv_extra)
+        log("$ %s   # %s with html_dir=%s" % (" ".join(cmd), config, staging))
+        sys.stdout.flush()
+        tail = collections.deque(maxlen=40)
+        # asv resolves the config's relative paths against its working directory (the copy
+        # has them resolved already; the working directory stays the original's folder).
+        proc = subprocess.Popen(cmd, cwd=os.path.dirname(config), stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, universal_newlines=True,
+                                errors="replace")
+        for line in proc.stdout:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            tail.append(line.rstrip("\n"))
+        code = proc.wait()
+        if code == -signal.SIGINT:
+            raise KeyboardInterrupt
+        if code != 0:
+            last = next((t.strip() for t in reversed(tail) if t.strip()), "no output")
+            raise PublishError("asv publish failed (exit %d): %s" % (code, last))
+        if not os.path.exists(os.path.join(staging, "index.html")):
+            raise PublishError("asv publish exited 0 but wrote no %s/index.html" % staging)
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc is not None and proc.stdout:
+            proc.stdout.close()
+        _remove(workdir)
+
+
+def _split_html_dir(asv_extra, config):
+    """asv publish's own --html-dir/-o, if given after --, becomes the target html_dir (asv
+    reads it relative to the config's folder); returns (html_dir or None, the other args)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--html-dir", "-o", dest="html_dir")
+    known, rest = parser.parse_known_args(list(asv_extra))
+    if known.html_dir is None:
+        return None, list(asv_extra)
+    return os.path.join(os.path.dirname(config), known.html_dir), rest
+
+
+def require_valid_results(config):
+    """Every results file asv publish would read is usable: a bad one is named, and no site
+    is published without it (asv would crash on it, or leave its release out)."""
+    from mxbench import project as project_model
+    from mxbench.results import ResultsProblem
+    try:
+        project_model.load(config).store.require_valid()
+    except ResultsProblem as exc:
+        raise PublishError("results that cannot be used, so no site: %s"
+                           % "; ".join(str(e) for e in exc.errors))
+
+
+def publish(config, html_dir, asv_extra=(), vendor_only=False, log=print, state=None):
+    """asv publish (or, with vendor_only, a copy of the site in html_dir) into a staging
+    folder, localize it there, swap it in. Raises PublishError, OSError, KeyboardInterrupt;
+    in every such case before the swap html_dir is untouched and the staging folder removed."""
+    state = {} if state is None else state
+    html_dir = os.path.normpath(os.path.abspath(html_dir))
+    staging, old = side_paths(html_dir)
+    try:
+        _remove(staging)  # a folder of this name is from a dead process with our pid
+        if vendor_only:
+            if not os.path.exists(os.path.join(html_dir, "index.html")):
+                raise PublishError("%s/index.html does not exist: run asv publish first"
+                                   % html_dir)
+            log("copying %s to %s" % (html_dir, staging))
+            shutil.copytree(html_dir, staging, symlinks=True)
+        else:
+            require_valid_results(config)
+            run_asv_publish(config, staging, asv_extra, log=log)
+        localize_site(staging, log=log)
+        swap_in(staging, html_dir, state)
+    finally:
+        interrupted = _remove(staging)
+        if state.get("swapped"):  # never before: then `old` may be the only copy of the site
+            interrupted = _remove(old) or interrupted
+        if interrupted:
+            raise KeyboardInterrupt
+    return html_dir
+
+
 def main(argv=None):
+    from asv.util import UserError  # asv's error for an unreadable config
     argv = list(sys.argv[1:] if argv is None else argv)
     asv_extra = []
     if "--" in argv:
@@ -282,20 +458,27 @@ def main(argv=None):
                         help="do not run asv publish; localize the site already in html_dir")
     args = parser.parse_args(argv)
     config = os.path.abspath(args.config)
-    html_dir = html_dir_of(config)
-
-    if not args.vendor_only:
-        cmd = [asvtools.asv_executable(), "--config", config, "publish"] + asv_extra
-        print("$ " + " ".join(cmd), flush=True)
-        # asv resolves the config's relative paths against its working directory.
-        code = subprocess.call(cmd, cwd=os.path.dirname(config))
-        if code != 0:
-            print("mxbench.publish: asv publish failed (exit %d)" % code, file=sys.stderr)
-            return code
+    state = {}
+    html_dir = None
     try:
-        localize_site(html_dir)
-    except PublishError as exc:
-        print("mxbench.publish: error: %s" % exc, file=sys.stderr)
+        html_dir, asv_extra = _split_html_dir(asv_extra, config)
+        html_dir = os.path.normpath(html_dir or html_dir_of(config))
+        publish(config, html_dir, asv_extra, vendor_only=args.vendor_only, state=state)
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        if state.get("swapped"):
+            where = "%s is the new site already" % html_dir
+        else:
+            where = "%s left as it was" % (html_dir or "the site")
+        print("mxbench.publish: interrupted: %s" % where, file=sys.stderr)
+        return 130
+    except (PublishError, OSError, ValueError, UserError) as exc:
+        if getattr(exc, "detail", None):
+            print(exc.detail, flush=True)
+        sys.stdout.flush()
+        kept = ("; %s left as it was" % html_dir) if html_dir and not state.get("swapped") else ""
+        message = " ".join(str(exc).split())  # one line, whatever the exception holds
+        print("mxbench.publish: error: %s%s" % (message, kept), file=sys.stderr)
         return 1
     print("site: %s/index.html (works offline; `asv preview` or any static server)" % html_dir)
     return 0

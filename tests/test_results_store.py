@@ -204,3 +204,16 @@ def test_another_machine_name_keeps_plain_asv_working(tmp_path, monkeypatch):
     asvtools.ensure_machine("some-other-name")
     loaded = Machine.load(_path=str(tmp_path / ".asv-machine.json"))
     assert loaded.machine == asvtools.machine_name()
+
+
+def test_asv_keyboard_interrupt_traceback_is_left_out_and_other_errors_pass():
+    """asv 0.6 prints a traceback when Ctrl-C lands outside its benchmark loop; mxbench says
+    'interrupted' in one line instead. Any other traceback of asv is passed on whole."""
+    import io
+    text = ("warning: x\nTraceback (most recent call last):\n  File \"asv\", line 8\n"
+            "    sys.exit(main())\n\nKeyboardInterrupt\n· Interrupted.\n"
+            "Traceback (most recent call last):\n  File \"asv\", line 9\nValueError: bad\n")
+    out = io.StringIO()
+    asvtools.relay_stderr(io.StringIO(text), out)
+    assert out.getvalue() == ("warning: x\n· Interrupted.\nTraceback (most recent call last):\n"
+                              "  File \"asv\", line 9\nValueError: bad\n")

@@ -14,36 +14,42 @@ overhead benchmarks:
   fixture's timings (rounds=1 on a shared machine) are too noisy to call regressions honestly,
   whatever else asv lists.
 
-Chromium is driven over the DevTools protocol (a minimal stdlib WebSocket client below), so the
-checks read the page's own state: flot's plotted series, the DOM, every network request.
-Chromium missing: the test fails under CI=true and skips elsewhere (install: apt-get install -y
-chromium). Screenshots: artifacts/site-*.png.
+Chromium is driven by Selenium through Debian's ChromeDriver (/usr/bin/chromedriver, the
+same build as the browser; Selenium Manager never runs, so nothing is downloaded), so the
+checks read the page's own state: flot's plotted series, the DOM, and from ChromeDriver's logs
+every network request and every uncaught JavaScript error. Chromium, ChromeDriver or Selenium
+missing: the test fails under CI=true and skips elsewhere (install: apt-get install -y chromium
+chromium-driver; pip install -r requirements.txt). Screenshots: artifacts/site-*.png.
 """
-import base64
 import functools
 import http.server
 import json
 import os
 import shutil
-import signal
-import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import types
-import urllib.parse
-import urllib.request
 
 import pytest
+
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import TimeoutException, WebDriverException
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:  # the browser tests skip (or fail in CI) with what to install
+    webdriver = None
 
 from tests.conftest import E2E_ATTRS, ROOT
 
 from mxbench import publish
 
 CHROMIUM = os.environ.get("MXBENCH_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("MXBENCH_CHROMEDRIVER", "/usr/bin/chromedriver")
+APT_INSTALL = "apt-get update && apt-get install -y chromium chromium-driver"
 ARTIFACTS = ROOT / "artifacts"
 EXTRA_RELEASES = ("1.6.0", "1.7.0.post1")
 EXTRA_BENCH = r"^bench_overhead\.Process\.peakmem_mxnet_imported$|^bench_overhead\.Dispatch\.time_add_1_element\("
@@ -60,146 +66,64 @@ def missing(what):
     pytest.skip(what)
 
 
-# --- a minimal WebSocket client (RFC 6455: client frames masked, text messages) ----------------
-class WebSocket(object):
-    def __init__(self, url, timeout=PAGE_TIMEOUT):
-        parts = urllib.parse.urlsplit(url)
-        self.sock = socket.create_connection((parts.hostname, parts.port), timeout=timeout)
-        key = base64.b64encode(os.urandom(16)).decode()
-        request = ("GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\n"
-                   "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-                   "Sec-WebSocket-Version: 13\r\n\r\n" % (parts.path, parts.hostname,
-                                                          parts.port, key))
-        self.sock.sendall(request.encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = self.sock.recv(1)
-            if not chunk:
-                raise ConnectionError("DevTools closed the connection during the handshake")
-            head += chunk
-        if b" 101 " not in head.split(b"\r\n")[0]:
-            raise ConnectionError("DevTools refused the WebSocket: %r" % head[:200])
-
-    def _exact(self, n):
-        data = b""
-        while len(data) < n:
-            chunk = self.sock.recv(n - len(data))
-            if not chunk:
-                raise ConnectionError("DevTools connection closed")
-            data += chunk
-        return data
-
-    def _send_frame(self, opcode, payload):
-        header = bytes([0x80 | opcode])
-        n = len(payload)
-        if n < 126:
-            header += bytes([0x80 | n])
-        elif n < 1 << 16:
-            header += bytes([0x80 | 126]) + struct.pack(">H", n)
-        else:
-            header += bytes([0x80 | 127]) + struct.pack(">Q", n)
-        mask = os.urandom(4)
-        body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.sock.sendall(header + mask + body)
-
-    def send(self, text):
-        self._send_frame(0x1, text.encode())
-
-    def recv(self):
-        message = b""
-        while True:
-            b0, b1 = self._exact(2)
-            opcode, n = b0 & 0x0F, b1 & 0x7F
-            if n == 126:
-                n = struct.unpack(">H", self._exact(2))[0]
-            elif n == 127:
-                n = struct.unpack(">Q", self._exact(8))[0]
-            mask = self._exact(4) if b1 & 0x80 else None
-            payload = self._exact(n)
-            if mask:
-                payload = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-            if opcode == 0x8:
-                raise ConnectionError("DevTools closed the WebSocket")
-            if opcode == 0x9:
-                self._send_frame(0xA, payload)
-                continue
-            if opcode in (0x1, 0x2, 0x0):
-                message += payload
-                if b0 & 0x80:
-                    return message.decode("utf-8")
-
-    def close(self):
-        try:
-            self._send_frame(0x8, b"")
-        except OSError:
-            pass
-        self.sock.close()
-
-
+# --- the page, through Selenium ---------------------------------------------------------------
 class Page(object):
-    """One Chromium tab over the DevTools protocol; records requests and JS errors."""
+    """The browser's tab: navigation, JavaScript, screenshots; `requests` (every URL the browser
+    requested) and `errors` (uncaught JavaScript exceptions) from ChromeDriver's performance and
+    browser logs, collected since the browser started."""
 
-    def __init__(self, ws_url):
-        self.ws = WebSocket(ws_url)
-        self.next_id = 0
-        self.requests, self.errors = [], []
-        for domain in ("Page", "Runtime", "Network"):
-            self.call(domain + ".enable")
-        self.call("Emulation.setDeviceMetricsOverride",
-                  width=1280, height=800, deviceScaleFactor=1, mobile=False)
+    def __init__(self, driver):
+        self.driver = driver
+        self._requests, self._errors = [], []
+        # A 1280x800 viewport (CSS pixels) for the screenshots, whatever the window decorations.
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": 1280, "height": 800, "deviceScaleFactor": 1,
+                                "mobile": False})
 
-    def _event(self, message):
-        method, params = message.get("method"), message.get("params", {})
-        if method == "Network.requestWillBeSent":
-            self.requests.append(params["request"]["url"])
-        elif method == "Runtime.exceptionThrown":
-            details = params["exceptionDetails"]
-            self.errors.append(details.get("exception", {}).get("description")
-                               or details.get("text"))
+    def _read_logs(self):
+        for entry in self.driver.get_log("performance"):  # DevTools events, as JSON
+            message = json.loads(entry["message"])["message"]
+            if message.get("method") == "Network.requestWillBeSent":
+                self._requests.append(message["params"]["request"]["url"])
+        for entry in self.driver.get_log("browser"):
+            # source "javascript": uncaught exceptions (console-api and network are not)
+            if entry.get("source") == "javascript" and entry.get("level") == "SEVERE":
+                self._errors.append(entry["message"])
 
-    def call(self, method, **params):
-        self.next_id += 1
-        my_id = self.next_id
-        self.ws.send(json.dumps({"id": my_id, "method": method, "params": params}))
-        while True:
-            message = json.loads(self.ws.recv())
-            if message.get("id") == my_id:
-                if "error" in message:
-                    raise RuntimeError("%s: %s" % (method, message["error"]))
-                return message.get("result", {})
-            self._event(message)
+    @property
+    def requests(self):
+        self._read_logs()
+        return list(self._requests)
+
+    @property
+    def errors(self):
+        self._read_logs()
+        return list(self._errors)
 
     def evaluate(self, expression):
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True,
-                           awaitPromise=True)
-        if "exceptionDetails" in result:
-            raise RuntimeError("%s: %s" % (expression, result["exceptionDetails"]))
-        return result["result"].get("value")
+        """The value of a JavaScript expression (a promise is awaited)."""
+        return self.driver.execute_script("return (%s);" % expression)
 
     def wait_for(self, expression, what, timeout=PAGE_TIMEOUT):
-        deadline = time.time() + timeout
-        while True:
-            value = self.evaluate("(function(){try{return %s}catch(e){return null}})()"
-                                  % expression)
-            if value:
-                return value
-            if time.time() > deadline:
-                state = self.evaluate("location.href + ' | ' + "
-                                      "(document.body ? document.body.innerText.slice(0, 500) : '')")
-                pytest.fail("%s: not within %d s. Page: %s. JS errors: %s"
-                            % (what, timeout, state, self.errors), pytrace=False)
-            time.sleep(0.2)
+        probe = "(function(){try{return %s}catch(e){return null}})()" % expression
+        try:
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.2).until(
+                lambda driver: self.evaluate(probe))
+        except TimeoutException:
+            state = self.evaluate("location.href + ' | ' + "
+                                  "(document.body ? document.body.innerText.slice(0, 500) : '')")
+            pytest.fail("%s: not within %d s. Page: %s. JS errors: %s"
+                        % (what, timeout, state, self.errors), pytrace=False)
 
     def goto(self, url):
-        self.call("Page.navigate", url=url)
+        self.driver.get(url)
         self.wait_for("document.readyState === 'complete' && location.href === %s"
                       % json.dumps(url), "load " + url)
 
     def screenshot(self, path):
         time.sleep(0.5)  # let flot's last redraw land
-        data = self.call("Page.captureScreenshot", format="png")["data"]
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(base64.b64decode(data))
+        path.write_bytes(self.driver.get_screenshot_as_png())
         return path
 
 
@@ -258,50 +182,47 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def browser(server):
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        missing("%s not found: the site test needs Debian's headless Chromium "
-                "(apt-get update && apt-get install -y chromium)" % CHROMIUM)
-    profile = tempfile.mkdtemp(prefix="mxbench-chromium-")
-    log = open(os.path.join(profile, "chromium.log"), "w+")
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-           "--no-first-run", "--disable-background-networking", "--disable-component-update",
-           "--disable-sync", "--disable-dev-shm-usage", "--user-data-dir=" + profile,
-           "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-           # No network but this machine: a CDN reference left in the site cannot load.
-           "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-           "--window-size=1280,800", "about:blank"]
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    page = None
+    for path, what in ((CHROMIUM, "Debian's headless Chromium"),
+                       (CHROMEDRIVER, "ChromeDriver (Debian's package of the same build)")):
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            missing("%s not found: the site test needs %s (%s)" % (path, what, APT_INSTALL))
+    if webdriver is None:
+        missing("selenium is not installed: the site test drives Chromium with it "
+                "(pip install -r requirements.txt)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+                # No network but this machine: a CDN reference left in the site cannot load.
+                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+                "--window-size=1280,800"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    logdir = tempfile.mkdtemp(prefix="mxbench-chromedriver-")
+    log = os.path.join(logdir, "chromedriver.log")
+    driver = None
     try:
-        port_file = os.path.join(profile, "DevToolsActivePort")
-        deadline = time.time() + 60
-        while not (os.path.exists(port_file) and open(port_file).read().count("\n") >= 1):
-            if proc.poll() is not None or time.time() > deadline:
-                log.seek(0)
-                pytest.fail("Chromium did not start (exit %s): %s"
-                            % (proc.poll(), log.read()[-3000:]), pytrace=False)
-            time.sleep(0.1)
-        port = int(open(port_file).read().split()[0])
-        with urllib.request.urlopen("http://127.0.0.1:%d/json/list" % port, timeout=30) as fh:
-            targets = json.load(fh)
-        ws_url = next(t["webSocketDebuggerUrl"] for t in targets if t["type"] == "page")
-        page = Page(ws_url)
+        # The driver's path is given, so Selenium Manager is skipped; SE_OFFLINE keeps it from
+        # downloading anything should a Selenium version ever call it anyway.
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("SE_OFFLINE", "true")
+            try:
+                driver = webdriver.Chrome(service=Service(CHROMEDRIVER, log_output=log),
+                                          options=options)
+            except WebDriverException as exc:
+                tail = open(log).read()[-3000:] if os.path.exists(log) else ""
+                pytest.fail("Chromium did not start through %s: %s\n%s"
+                            % (CHROMEDRIVER, exc.msg or exc, tail), pytrace=False)
+        driver.set_page_load_timeout(PAGE_TIMEOUT)
+        driver.set_script_timeout(PAGE_TIMEOUT)
+        page = Page(driver)
         page.base = server
         yield page
     finally:
-        if page is not None:
-            page.ws.close()
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)  # the browser and its own child processes
-            proc.wait(timeout=15)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait()
-        log.close()
-        shutil.rmtree(profile, ignore_errors=True)
+        if driver is not None:
+            driver.quit()  # the browser, its child processes and chromedriver
+        shutil.rmtree(logdir, ignore_errors=True)
 
 
 def assert_all_local(page):
