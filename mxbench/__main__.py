@@ -29,6 +29,7 @@ from . import asvtools
 from . import check as change_check
 from . import project as project_model
 from .changes import positive_factor
+from . import results
 from .results import ResultsProblem
 
 
@@ -60,6 +61,27 @@ def cmd_run(args, asv_extra):
     print_plan(project, releases, flavors)
     project.ensure_ladder()
     machine = asvtools.ensure_machine(args.machine)
+    variants = args.variant or project.variants
+    # One asv run per set of releases that have a build: an environment is never run on a
+    # release it has no wheel for (its benchmarks could only skip, minutes for nothing).
+    runs = {}
+    for flavor in flavors:
+        built = tuple(project.built_releases(flavor, releases))
+        envs = [project.environment(flavor, variant) for variant in variants]
+        if built:
+            runs.setdefault(built, []).extend(envs)
+        else:
+            print("%s: no build of %s here: not run" % (flavor, ", ".join(releases)), flush=True)
+    code = 0
+    for built, envs in runs.items():
+        code = max(code, run_releases(project, machine, built, envs, args, asv_extra))
+    print_summary(project, machine, releases, flavors, variants)
+    return code
+
+
+def run_releases(project, machine, releases, envs, args, asv_extra):
+    """One `asv run` (recorded through the results store) of these releases in these
+    environments."""
     commits = [project.commit(r) for r in releases]
     # HASHFILE: exactly these commits, whatever their order on the ladder.
     with tempfile.NamedTemporaryFile("w", suffix=".hashes", delete=False) as fh:
@@ -69,19 +91,53 @@ def cmd_run(args, asv_extra):
     if not args.rerun:
         # resumable: what is measured is not redone; what failed is tried again
         asv_args.append("--skip-existing-successful")
-    if args.flavor or args.variant:
-        for flavor in flavors:
-            for variant in args.variant or project.variants:
-                asv_args += ["-E", project.environment(flavor, variant)]
+    for env in envs:
+        asv_args += ["-E", env]
     if args.bench:
         asv_args += ["-b", args.bench]
     if args.quick:
         asv_args += ["--quick"]
-    asv_args += asv_extra
     try:
-        return asvtools.record(project, machine, commits, asv_args)
+        return asvtools.record(project, machine, commits, asv_args + list(asv_extra))
     finally:
         os.unlink(hashfile)
+
+
+def print_summary(project, machine, releases, flavors, variants):
+    """What the run left in results/, what had no build, and what to run next."""
+    store = project.store
+    rows = []
+    for release in releases:
+        row = [release]
+        for flavor in flavors:
+            wheel = project.wheel(release, flavor)
+            if wheel.status != "ok":
+                row.append(wheel.status)
+                continue
+            cells = []
+            for variant in variants:
+                path = store.filename(machine, project.commit(release),
+                                      project.environment(flavor, variant))
+                label = "" if len(variants) == 1 else variant + ": "
+                if os.path.exists(path):
+                    cells.append(label + "%(measured)d measured, %(failed)d failed, "
+                                 "%(skipped)d skipped" % results.point_counts(path))
+                else:
+                    cells.append(label + "not recorded")
+            row.append("; ".join(cells))
+        rows.append(row)
+    where = os.path.relpath(store.machine_dir(machine))
+    where = store.machine_dir(machine) if where.startswith("..") else where
+    print("\nsummary: result files of machine %s in %s/ (points in each file)" % (machine, where))
+    print(tabulate(rows, headers=["release"] + flavors))
+    order = project.matrix.releases()
+    ordered = sorted(releases, key=order.index)
+    if len(ordered) >= 2:
+        print("next: python -m mxbench compare %s %s      # the two side by side, per flavor"
+              % (ordered[0], ordered[-1]))
+    print("      python -m mxbench.publish && asv preview   # the site (html/)")
+    print("      git status results/   # new results are files in this checkout: commit them "
+          "to keep them with the history")
 
 
 def cmd_check(args, asv_extra):
@@ -124,9 +180,29 @@ def cmd_compare(args, asv_extra):
         asv_args = ["compare", "--machine", machine, "-E", env_name, "--factor", str(args.factor)]
         if args.only_changed:
             asv_args.append("--only-changed")
+        rows = GpuRowFilter(project.matrix.flavor(flavor).device)
         code = max(code, asvtools.run_asv(asv_args + asv_extra + commits, config=project.config,
-                                          cwd=project.base))
+                                          cwd=project.base, keep_line=rows.keep))
+        if rows.left_out:
+            print("(%d rows of device='gpu' points left out: %s has no GPU, they only skip)"
+                  % (rows.left_out, flavor))
     return code
+
+
+class GpuRowFilter(object):
+    """Leaves out asv compare's rows of GPU parameter points in a CPU flavor's comparison:
+    every benchmark class carries a device parameter, and on a CPU build its GPU points can
+    only skip (n/a)."""
+
+    def __init__(self, device):
+        self.device = device
+        self.left_out = 0
+
+    def keep(self, line):
+        if self.device != "gpu" and "'gpu')" in line:
+            self.left_out += 1
+            return False
+        return True
 
 
 def cmd_find(args):
@@ -141,6 +217,9 @@ def main(argv=None):
     parser.add_argument("--config", default=project_model.DEFAULT_CONFIG,
                         help="asv config (asv.gpu.conf.json for the GPU flavors)")
     parser.add_argument("--machine", help="asv machine name (default: from the hardware)")
+    parser.add_argument("--results", metavar="DIR",
+                        help="record in / read from this results directory instead of the "
+                             "config's (e.g. experiments for an A/A run of the defaults)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     sub.add_parser("setup", help="create the ladder and the asv machine entry")
@@ -194,7 +273,7 @@ def main(argv=None):
         parser.error("asv arguments after -- are for `run`, `check` and `compare` only")
     chosen = getattr(args, "variant", None) or []
     try:
-        args.project = project_model.load(args.config).for_variants(
+        args.project = project_model.load(args.config, args.results).for_variants(
             [chosen] if isinstance(chosen, str) else chosen)
         if args.command == "run":
             return cmd_run(args, asv_extra)

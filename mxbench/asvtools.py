@@ -139,18 +139,23 @@ def require_machine_is_this_host(store, machine):
 
 
 # --- running asv -------------------------------------------------------------------------------
-def run_asv(args, config=DEFAULT_CONFIG, env=None, cwd=ROOT):
+def run_asv(args, config=DEFAULT_CONFIG, env=None, cwd=ROOT, keep_line=None):
     """`asv --config CONFIG ARGS...`; returns asv's exit code. Ctrl-C goes to asv (the
     terminal sends it to both; a signal to mxbench alone is passed on), mxbench waits for
-    asv to exit and raises Interrupted."""
+    asv to exit and raises Interrupted. keep_line(line) -> bool filters asv's stdout."""
     cmd = [asv_executable(), "--config", str(config)] + list(args)
     print("$ " + " ".join(cmd), flush=True)
     full_env = dict(os.environ)
     full_env.update(env or {})
     proc = subprocess.Popen(cmd, cwd=cwd, env=full_env, stderr=subprocess.PIPE,
+                            stdout=subprocess.PIPE if keep_line else None,
                             universal_newlines=True, errors="replace")
-    relay = threading.Thread(target=relay_stderr, args=(proc.stderr,), daemon=True)
-    relay.start()
+    relays = [threading.Thread(target=relay_stderr, args=(proc.stderr,), daemon=True)]
+    if keep_line:
+        relays.append(threading.Thread(target=relay_stdout, args=(proc.stdout, keep_line),
+                                       daemon=True))
+    for relay in relays:
+        relay.start()
     received = []
 
     def note(signum, frame):
@@ -162,10 +167,18 @@ def run_asv(args, config=DEFAULT_CONFIG, env=None, cwd=ROOT):
     finally:
         for signum, handler in previous:
             signal.signal(signum, handler)
-        relay.join(timeout=5)
+        for relay in relays:
+            relay.join(timeout=5)
     if received:
         raise Interrupted(received[0])
     return code
+
+
+def relay_stdout(stream, keep_line):
+    for line in stream:
+        if keep_line(line):
+            sys.stdout.write(line)
+            sys.stdout.flush()
 
 
 def relay_stderr(stream, out=None):

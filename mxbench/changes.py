@@ -256,6 +256,9 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default=project_model.DEFAULT_CONFIG)
     parser.add_argument("--factor", type=positive_factor, default=1.2)
+    parser.add_argument("--results", metavar="DIR",
+                        help="results directory to read (default: the config's for releases; "
+                             "experiments/ then results/ for aa and ab)")
     sub = parser.add_subparsers(dest="command", required=True)
     rel = sub.add_parser("releases")
     rel.add_argument("--machine", default=None)
@@ -277,7 +280,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     try:
-        project = project_model.load(args.config)
+        project = project_model.load(args.config, args.results)
         if args.command == "releases":
             return releases_command(project, args)
         return side_command(project, args)
@@ -309,6 +312,20 @@ def releases_command(project, args):
     return 0
 
 
+def side_points(stores, machine, commit, env_name, release, flavor, variant):
+    """One side of an A/A or A/B comparison: from the first store that has it (experiments/,
+    then the history in results/)."""
+    for store in stores:
+        found = store.points(machine, commit, env_name)
+        if found:
+            print("%s/%s: %s" % (machine, variant, os.path.relpath(
+                store.filename(machine, commit, env_name))), file=sys.stderr)
+            return found
+    raise MatrixError("no results for %s %s, variant %s, on machine %s in %s"
+                      % (release, flavor, variant, machine,
+                         " or ".join(os.path.basename(s.results_dir) for s in stores)))
+
+
 def side_command(project, args):
     """aa / ab: one release, two recordings (machines or variants)."""
     this_machine = asvtools.machine_name()
@@ -319,13 +336,12 @@ def side_command(project, args):
     if (machine_a, env_a) == (machine_b, env_b):
         raise MatrixError("both sides are %s / %s; give two machines or two variants"
                           % (machine_a, env_a))
-    before = project.store.points(machine_a, commit, env_a)
-    after = project.store.points(machine_b, commit, env_b)
-    for machine, variant, found in ((machine_a, args.variant_a, before),
-                                    (machine_b, args.variant_b, after)):
-        if not found:
-            raise MatrixError("no results for %s %s, variant %s, on machine %s"
-                              % (args.release, args.flavor, variant, machine))
+    stores = ([project.store] if args.results else
+              [project.experiments_store, project.history_store])
+    before, after = (side_points(stores, machine, commit, env, args.release, args.flavor,
+                                 variant)
+                     for machine, env, variant in ((machine_a, env_a, args.variant_a),
+                                                   (machine_b, env_b, args.variant_b)))
     changes = compare(before, after, args.factor)
     summary = aa_summary(changes)
     label = lambda machine, variant: machine + ("" if variant == "default" else "/" + variant)

@@ -39,6 +39,9 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default=project_model.DEFAULT_CONFIG)
     parser.add_argument("--machine", default=None)
+    parser.add_argument("--results", metavar="DIR",
+                        help="results directory (default: the config's; the variants' is "
+                             "experiments/)")
     parser.add_argument("--release", required=True)
     parser.add_argument("--flavor", default="cpu-mkldnn")
     parser.add_argument("--variant", default="default",
@@ -46,7 +49,7 @@ def main(argv=None):
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args(argv)
     try:
-        project = project_model.load(args.config).for_variants([args.variant])
+        project = project_model.load(args.config, args.results).for_variants([args.variant])
         per, build = durations(project.store, args.machine or asvtools.machine_name(),
                                project.commit(args.release),
                                project.environment(args.flavor, args.variant))

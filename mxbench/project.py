@@ -22,6 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CONFIG = os.path.join(ROOT, "asv.conf.json")
 GPU_CONFIG = os.path.join(ROOT, "asv.gpu.conf.json")
 VARIANTS_CONFIG = os.path.join(ROOT, "asv.variants.conf.json")
+EXPERIMENTS = "experiments"  # beside results/: A/A pairs and A/B variant runs
 DEFAULT_VARIANT = "default"
 
 Environment = namedtuple("Environment", "name flavor variant")
@@ -36,26 +37,40 @@ def read_config(path=DEFAULT_CONFIG):
 class Project(object):
     """One asv config of this suite (asv.conf.json, the GPU, variants or Python 3.7 one)."""
 
-    def __init__(self, config=DEFAULT_CONFIG):
+    def __init__(self, config=DEFAULT_CONFIG, results_dir=None):
         self.config = os.path.abspath(str(config))
         if not os.path.isfile(self.config):
             raise MatrixError("no asv config at %s" % self.config)
         self.conf = read_config(self.config)
         self.base = os.path.dirname(self.config)
         self.ladder_dir = self._path("repo")
-        self.results_dir = self._path("results_dir")
+        # results/ is the history; experiments (A/A pairs, A/B variants) live apart, in
+        # experiments/, so that plain asv commands and the site see one history.
+        self.results_dir = (os.path.abspath(results_dir) if results_dir
+                            else self._path("results_dir"))
+        self.experiments_dir = os.path.join(self.base, EXPERIMENTS)
         self.html_dir = self._path("html_dir")
         self.python = self.conf["pythons"][0]
         self.numpy = self.conf["matrix"]["req"].get("numpy")
         self.matrix = load_matrix()
         self.store = results.Store(self.results_dir)
+        self._results_override = results_dir
         self._tags = None
         self._environments = None
 
     @classmethod
     @lru_cache(maxsize=None)
-    def load(cls, config=DEFAULT_CONFIG):
-        return cls(config)
+    def load(cls, config=DEFAULT_CONFIG, results_dir=None):
+        return cls(config, results_dir)
+
+    @property
+    def history_store(self):
+        """results/ of the default config beside this one (the history)."""
+        return results.Store(os.path.join(self.base, "results"))
+
+    @property
+    def experiments_store(self):
+        return results.Store(self.experiments_dir)
 
     def _path(self, key):
         return os.path.join(self.base, self.conf[key])
@@ -161,7 +176,7 @@ class Project(object):
         """asv.variants.conf.json in place of the default config when a variant other than
         "default" is asked for: that is where the variants live. Any other config as is."""
         if self.config == DEFAULT_CONFIG and set(variants) - {DEFAULT_VARIANT}:
-            return Project.load(VARIANTS_CONFIG)
+            return load(VARIANTS_CONFIG, self._results_override)
         return self
 
     def variant_environment(self, flavor, variant):
@@ -181,5 +196,8 @@ class Project(object):
         return os.path.join(os.path.dirname(self.results_dir), ".asv")
 
 
-def load(config=DEFAULT_CONFIG):
-    return Project.load(os.path.abspath(str(config)))
+def load(config=DEFAULT_CONFIG, results_dir=None):
+    """The project of an asv config (cached); `results_dir` records/reads elsewhere, e.g.
+    experiments/ for an A/A run of the default settings."""
+    return Project.load(os.path.abspath(str(config)),
+                        os.path.abspath(str(results_dir)) if results_dir else None)

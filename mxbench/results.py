@@ -172,6 +172,17 @@ def read_benchmarks_file(path):
     return dict((k, v) for k, v in data.items() if k != "version")
 
 
+def point_counts(path):
+    """{'measured', 'failed', 'skipped'}: parameter points of one result file (a benchmark
+    that failed as a whole counts once)."""
+    counts = {"measured": 0, "failed": 0, "skipped": 0}
+    for row in read_result_file(path)["results"].values():
+        for value in (row[0] if isinstance(row[0], list) else [row[0]]):
+            kind = ("measured" if measured(value) else "failed" if value is None else "skipped")
+            counts[kind] += 1
+    return counts
+
+
 # --- atomic writes ----------------------------------------------------------------------------
 def write_json_atomic(path, data, compact=False):
     """Write JSON so that `path` always holds either the old or the complete new file."""

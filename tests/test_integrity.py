@@ -216,6 +216,9 @@ def test_a_bad_file_is_named_and_nothing_answers_without_it(project, how):
             "--", *E2E_ATTRS), cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             universal_newlines=True, timeout=600),
     }
+    runs["compare"] = subprocess.run(project.mxbench_command("compare", "1.8.0.post0", "1.9.1"),
+                                     cwd=str(ROOT), stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
     for command, proc in runs.items():
         assert proc.returncode == 2, (command, proc.stdout[-2000:], proc.stderr[-2000:])
         assert name in proc.stderr and "Traceback" not in proc.stderr, (command, proc.stderr)
@@ -256,3 +259,14 @@ def test_find_includes_the_named_good_release(project):
     moved = [line for line in proc.stdout.splitlines()
              if line.startswith("  bench_operators.LayerNorm.time_forward(")]
     assert moved and all(float(line.rsplit("(", 1)[1].rstrip("x)")) < 1 for line in moved)
+
+
+def test_compare_names_its_machine_and_leaves_out_gpu_points(project):
+    proc = subprocess.run(project.mxbench_command("compare", "1.8.0.post0", "1.9.1"),
+                          cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "cpu-mkldnn: results of machine %s" % project.machine in proc.stdout
+    assert "cpu-openblas: no build of 1.9.1" in proc.stdout
+    assert "bench_operators.dot.time_forward('medium', 'float32', 'cpu')" in proc.stdout
+    assert "'gpu')" not in proc.stdout and "device='gpu' points left out" in proc.stdout

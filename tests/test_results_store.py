@@ -35,6 +35,16 @@ def the_file(store):
 
 def test_every_committed_result_file_is_valid():
     assert results.Store(ROOT / "results").problems() == []
+    assert results.Store(ROOT / "experiments").problems() == []
+
+
+def test_results_hold_the_history_and_experiments_live_apart():
+    """Plain asv commands see one machine and the default settings in results/."""
+    history = results.Store(ROOT / "results")
+    assert history.machines() == [HISTORY.name]
+    assert not [p for p in history.files() if "MXBENCH_VARIANT" in p]
+    experiments = results.Store(ROOT / "experiments")
+    assert len(experiments.machines()) > 1
 
 
 def test_a_good_file_reads(store):
