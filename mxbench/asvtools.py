@@ -27,6 +27,7 @@ ROOT = project_model.ROOT
 DEFAULT_CONFIG = project_model.DEFAULT_CONFIG
 read_config = project_model.read_config
 INTERRUPT_GRACE = 60  # seconds asv gets to finish after Ctrl-C before it is stopped
+ASV_STOPS_ITSELF = 8  # seconds asv gets to stop on a Ctrl-C of its own before it is sent one
 MERGE_INTERVAL = 1.0  # seconds between merges of a running asv's complete files
 
 
@@ -183,14 +184,17 @@ def relay_stdout(stream, keep_line):
 
 def relay_stderr(stream, out=None):
     """Pass asv's stderr on as it comes, except a KeyboardInterrupt traceback: asv 0.6 has
-    no handler for Ctrl-C outside its benchmark loop, and mxbench says it in one line."""
+    no handler for Ctrl-C outside its benchmark loop (nor while its interpreter shuts down:
+    "Exception ignored in ..."), and mxbench says it in one line."""
     out = out or sys.stderr
     held = []
     for line in stream:
-        if held or line.startswith("Traceback (most recent call last):"):
+        starts = line.startswith(("Traceback (most recent call last):", "Exception ignored in"))
+        if held or starts:
             held.append(line)
-            if line.strip() and not line.startswith((" ", "Traceback")):  # the exception's line
-                if line.strip() != "KeyboardInterrupt":
+            # the exception's own line (unindented, not the block's first lines) ends it
+            if line.strip() and not line.startswith((" ", "Traceback", "Exception ignored")):
+                if line.split(":")[0].strip() != "KeyboardInterrupt":
                     out.writelines(held)
                 held = []
         else:
@@ -209,7 +213,8 @@ def _wait(proc, received):
         except subprocess.TimeoutExpired:
             if received:
                 break
-    for action, seconds in ((None, 2), (signal.SIGINT, INTERRUPT_GRACE), (signal.SIGKILL, None)):
+    for action, seconds in ((None, ASV_STOPS_ITSELF), (signal.SIGINT, INTERRUPT_GRACE),
+                            (signal.SIGKILL, None)):
         if action is not None:
             proc.send_signal(action)
         try:

@@ -313,14 +313,12 @@ def releases_command(project, args):
 
 
 def side_points(stores, machine, commit, env_name, release, flavor, variant):
-    """One side of an A/A or A/B comparison: from the first store that has it (experiments/,
-    then the history in results/)."""
+    """One side of an A/A or A/B comparison, (points, file): from the first store that has
+    it (experiments/, then the history in results/)."""
     for store in stores:
         found = store.points(machine, commit, env_name)
         if found:
-            print("%s/%s: %s" % (machine, variant, os.path.relpath(
-                store.filename(machine, commit, env_name))), file=sys.stderr)
-            return found
+            return found, store.filename(machine, commit, env_name)
     raise MatrixError("no results for %s %s, variant %s, on machine %s in %s"
                       % (release, flavor, variant, machine,
                          " or ".join(os.path.basename(s.results_dir) for s in stores)))
@@ -338,10 +336,10 @@ def side_command(project, args):
                           % (machine_a, env_a))
     stores = ([project.store] if args.results else
               [project.experiments_store, project.history_store])
-    before, after = (side_points(stores, machine, commit, env, args.release, args.flavor,
-                                 variant)
-                     for machine, env, variant in ((machine_a, env_a, args.variant_a),
-                                                   (machine_b, env_b, args.variant_b)))
+    (before, file_a), (after, file_b) = (
+        side_points(stores, machine, commit, env, args.release, args.flavor, variant)
+        for machine, env, variant in ((machine_a, env_a, args.variant_a),
+                                      (machine_b, env_b, args.variant_b)))
     changes = compare(before, after, args.factor)
     summary = aa_summary(changes)
     label = lambda machine, variant: machine + ("" if variant == "default" else "/" + variant)
@@ -357,6 +355,8 @@ def side_command(project, args):
         print("  %-28s %5d points, %4d flagged, median |log ratio| %.2f%%, p90 %.2f%%" % (
             group, part["points"], part["flagged"], 100 * part["median_abs_log_ratio"],
             100 * part["p90_abs_log_ratio"]))
+    for side, path in (("A", file_a), ("B", file_b)):
+        print("  %s: %s" % (side, os.path.relpath(path)))
     if args.verbose:
         for c in changes:
             if c.verdict != "same":

@@ -270,3 +270,21 @@ def test_compare_names_its_machine_and_leaves_out_gpu_points(project):
     assert "cpu-openblas: no build of 1.9.1" in proc.stdout
     assert "bench_operators.dot.time_forward('medium', 'float32', 'cpu')" in proc.stdout
     assert "'gpu')" not in proc.stdout and "device='gpu' points left out" in proc.stdout
+
+
+def test_a_machine_record_of_other_hardware_is_never_rewritten(project):
+    """`--machine NAME` where results/NAME/machine.json describes another host: refused
+    before anything runs, and the record stays as it was."""
+    other = project.results_dir / "someone-elses-machine"
+    other.mkdir()
+    record = dict(json.loads((project.results_dir / project.machine / "machine.json").read_text()),
+                  machine=other.name, cpu="Another CPU @ 9.9GHz", num_cpu="64")
+    (other / "machine.json").write_text(json.dumps(record))
+    before = (other / "machine.json").read_bytes()
+    cmd = project.mxbench_command("run", "1.9.1", "--flavor", FLAVOR, "--bench", SELECTION)
+    cmd[cmd.index("--machine") + 1] = other.name
+    proc = subprocess.run(cmd, cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=600)
+    assert proc.returncode == 2 and "describes another host" in proc.stdout, proc.stdout
+    assert "$ " not in proc.stdout
+    assert (other / "machine.json").read_bytes() == before

@@ -222,7 +222,10 @@ def test_asv_keyboard_interrupt_traceback_is_left_out_and_other_errors_pass():
     import io
     text = ("warning: x\nTraceback (most recent call last):\n  File \"asv\", line 8\n"
             "    sys.exit(main())\n\nKeyboardInterrupt\n· Interrupted.\n"
-            "Traceback (most recent call last):\n  File \"asv\", line 9\nValueError: bad\n")
+            "Traceback (most recent call last):\n  File \"asv\", line 9\nValueError: bad\n"
+            "Exception ignored in: <module 'threading' from 'threading.py'>\n"
+            "Traceback (most recent call last):\n  File \"threading.py\", line 1590\n"
+            "    lock.acquire()\nKeyboardInterrupt: \n")
     out = io.StringIO()
     asvtools.relay_stderr(io.StringIO(text), out)
     assert out.getvalue() == ("warning: x\n· Interrupted.\nTraceback (most recent call last):\n"
