@@ -219,3 +219,126 @@ def test_swap_in_puts_the_old_site_back_when_the_new_one_cannot_move_in(tmp_path
     assert state == {}
     assert snapshot(html) == before
     assert sorted(os.listdir(str(tmp_path))) == ["html"]
+
+
+# --- the overlay: file:// data and default views ----------------------------------------------
+def read_script_json(path, start):
+    """The JSON argument of a generated script: what follows `start` up to the final ");"
+    (or ";")."""
+    text = path.read_text()
+    body = text[text.index(start) + len(start):].rstrip()
+    return json.loads(body[:-2] if body.endswith(");") else body[:-1])
+
+
+def test_file_data_holds_every_json_file_of_the_site(project):
+    """Every JSON file asv's pages fetch is in exactly one mxbench/file-data/*.js, the one
+    file_data_bundle names (overlay.js looks there), with the same content."""
+    html = project.html_dir
+    data_dir = html / "mxbench" / "file-data"
+    found = {}
+    for script in sorted(data_dir.rglob("*.js")):
+        bundle = script.relative_to(data_dir).as_posix()[:-len(".js")]
+        for path, data in read_script_json(script, "mxbenchFileData(").items():
+            assert publish.file_data_bundle(path) == bundle, (path, bundle)
+            assert path not in found, path
+            found[path] = data
+    expected = {p.relative_to(html).as_posix(): p for p in html.rglob("*.json")
+                if p.relative_to(html).parts[0] not in ("vendor", "mxbench")}
+    assert {"info.json", "index.json", "regressions.json"} <= set(expected)
+    assert set(found) == set(expected)
+    for path, full in expected.items():
+        assert found[path] == json.loads(full.read_text()), path
+
+    page = (html / "index.html").read_text()
+    for tag in ('href="mxbench/overlay.css"', 'src="mxbench/defaults.js"',
+                'src="mxbench/overlay.js"'):
+        assert page.count(tag) == 1, tag
+    assert page.index('src="mxbench/overlay.js"') > page.index("vendor/jquery/dist/jquery.min.js")
+    assert publish.inject_overlay(page) == page  # localizing again adds nothing
+
+
+def test_published_default_views(project):
+    """mxbench/defaults.js of the small project (one machine, CPU results): a view for every
+    benchmark with a measured point, device='gpu' left out where the benchmark has it."""
+    html = project.html_dir
+    defaults = read_script_json(html / "mxbench" / "defaults.js", "window.MXBENCH_DEFAULTS = ")
+    index = json.loads((html / "index.json").read_text())
+    assert defaults and set(defaults) <= set(index["benchmarks"])
+    with_device = 0
+    for name, view in defaults.items():
+        assert view["machine"] == [MACHINE], view
+        bench = index["benchmarks"][name]
+        assert [k for k in view if k.startswith("p-")] == ["p-" + n for n in bench["param_names"]]
+        if "device" in bench["param_names"]:
+            with_device += 1
+            assert view["p-device"] == ["'cpu'"], (name, view)
+    assert with_device > 10
+
+
+def _view_index(files):
+    """An index.json with the graph files {(machine, python, variant): data}."""
+    graph_params = [{"machine": m, "python": py, "env-MXBENCH_VARIANT": v, "branch": "main"}
+                    for m, py, v in files]
+    return {"params": {"machine": ["box-a", "box-b"], "python": ["3.11", "3.7"],
+                       "env-MXBENCH_VARIANT": [None, "low-noise"], "branch": ["main"]},
+            "graph_param_list": graph_params}
+
+
+def test_default_view_rules():
+    shapes, dtypes, devices = ["'small'", "'medium'", "'tall'", "'wide'"], ["'f32'", "'f64'"], \
+        ["'cpu'", "'gpu'"]
+    bench = {"params": [shapes, dtypes, devices], "param_names": ["shape", "dtype", "device"]}
+
+    def values(measured):  # one revision's list over shape x dtype x device (device fastest)
+        return [1.0 if measured(s, d, dev) else None
+                for s in shapes for d in dtypes for dev in devices]
+    cpu = values(lambda s, d, dev: dev == "'cpu'")
+    files = {
+        ("box-a", "3.11", None): [[r, cpu] for r in range(1, 6)],        # the history
+        ("box-a", "3.7", None): [[1, values(lambda *a: False)], [2, None]],  # nothing measured
+        ("box-a", "3.11", "low-noise"): [[5, cpu]],                       # one A/B run
+        ("box-b", "3.11", None): [[5, cpu], [6, cpu]],                    # another machine
+    }
+    index = _view_index(files)
+
+    def data(graph_params):
+        return files.get((graph_params["machine"], graph_params["python"],
+                          graph_params["env-MXBENCH_VARIANT"]))
+    view = publish.default_view(bench, index, data)
+    assert view == {"machine": ["box-a"], "env-MXBENCH_VARIANT": [None], "python": ["3.11"],
+                    "p-shape": shapes, "p-dtype": dtypes, "p-device": ["'cpu'"]}
+    assert list(view) == ["machine", "env-MXBENCH_VARIANT", "python", "p-shape", "p-dtype",
+                          "p-device"]
+    # More series than max_series: the last values of the longest parameter go first.
+    view = publish.default_view(bench, index, data, max_series=4)
+    assert (view["p-shape"], view["p-dtype"]) == (shapes[:2], dtypes)
+    view = publish.default_view(bench, index, data, max_series=1)
+    assert (view["p-shape"], view["p-dtype"], view["p-device"]) == \
+        (shapes[:1], dtypes[:1], ["'cpu'"])
+    # A GPU point with a value keeps device='gpu'; NaN is no value.
+    files[("box-a", "3.11", None)][0][1] = values(lambda s, d, dev: s == "'small'")
+    assert publish.default_view(bench, index, data)["p-device"] == devices
+    files[("box-a", "3.11", None)][0][1] = [float("nan")] * len(cpu)
+    assert publish.default_view(bench, index, data)["p-device"] == ["'cpu'"]
+    # The machine with the most points wins (ties: the first listed); nothing measured: None.
+    files[("box-b", "3.11", None)] = [[r, cpu] for r in range(1, 9)]
+    assert publish.default_view(bench, index, data)["machine"] == ["box-b"]
+    plain = {"params": [], "param_names": []}
+    tie = {("box-a", "3.11", None): [[1, 2.0]], ("box-b", "3.11", None): [[1, 3.0]]}
+    assert publish.default_view(plain, _view_index(tie), lambda gp: tie.get(
+        (gp["machine"], gp["python"], gp["env-MXBENCH_VARIANT"]))) == \
+        {"machine": ["box-a"], "env-MXBENCH_VARIANT": [None]}
+    assert publish.default_view(bench, index, lambda gp: None) is None
+    assert publish.default_view(bench, index, lambda gp: [[1, None]]) is None
+
+
+def test_file_data_bundle_names():
+    assert publish.file_data_bundle("info.json") == "index"
+    assert publish.file_data_bundle("index.json") == "index"
+    assert publish.file_data_bundle("regressions.json") == "regressions"
+    assert publish.file_data_bundle("graphs/summary/bench_a.f.json") == "summaries"
+    assert publish.file_data_bundle("graphs/arch-x/machine-m/bench_a.f.json") == "graphs/bench_a.f"
+    assert publish.file_data_bundle("graphs/arch-x/machine-m/summary.json") == \
+        "graphs/arch-x/machine-m/summary"
+    with pytest.raises(ValueError):
+        publish.file_data_bundle("regressions.xml")

@@ -1,5 +1,6 @@
 """The published site in a real browser, with no network: headless Chromium (Debian's
-/usr/bin/chromium) against `python -m mxbench.publish` output served on 127.0.0.1.
+/usr/bin/chromium) against `python -m mxbench.publish` output served on 127.0.0.1, and the same
+site opened from disk (file://, where the browser refuses asv's JSON requests).
 
 Data: a copy of the session fixture `asv_e2e`'s results (1.8.0.post0 and 1.9.1, both CPU
 flavors) plus one extra run into that copy, in cpu-mkldnn, for 1.6.0 and 1.7.0.post1 of two
@@ -20,8 +21,13 @@ checks read the page's own state: flot's plotted series, the DOM, and from Chrom
 every network request and every uncaught JavaScript error. Chromium, ChromeDriver or Selenium
 missing: the test fails under CI=true and skips elsewhere (install: apt-get install -y chromium
 chromium-driver; pip install -r requirements.txt). Screenshots: artifacts/site-*.png.
+
+The default view of a benchmark page and its release labels are checked on the recorded
+history: this repository's results/ (every release, both CPU flavors, Python 3.7 for 1.2.x),
+published into a temporary folder and opened from disk.
 """
 import functools
+import itertools
 import http.server
 import json
 import os
@@ -43,7 +49,7 @@ try:
 except ImportError:  # the browser tests skip (or fail in CI) with what to install
     webdriver = None
 
-from tests.conftest import E2E_ATTRS, ROOT
+from tests.conftest import E2E_ATTRS, ROOT, AsvProject
 
 from mxbench import publish
 
@@ -56,6 +62,9 @@ EXTRA_BENCH = r"^bench_overhead\.Process\.peakmem_mxnet_imported$|^bench_overhea
 GRAPH_BENCH = "bench_overhead.Dispatch.time_add_1_element"
 GRAPH_RELEASES = EXTRA_RELEASES + ("1.8.0.post0", "1.9.1")
 REGRESSION_BENCH = "bench_overhead.Process.peakmem_mxnet_imported"
+# A benchmark page of the recorded history whose asv default is unreadable: every machine,
+# environment and parameter, device='gpu' included (it only ever skips on CPU machines).
+DEFAULT_VIEW_BENCH = "bench_operators.LayerNorm.time_forward"
 PAGE_TIMEOUT = 60
 
 
@@ -116,9 +125,12 @@ class Page(object):
                         % (what, timeout, state, self.errors), pytrace=False)
 
     def goto(self, url):
+        """Load `url`; a benchmark page's address may come back completed with its default
+        selection (url + "?...", the overlay's default view)."""
         self.driver.get(url)
-        self.wait_for("document.readyState === 'complete' && location.href === %s"
-                      % json.dumps(url), "load " + url)
+        self.wait_for("document.readyState === 'complete' && (location.href === %s"
+                      " || location.href.indexOf(%s) === 0)"
+                      % (json.dumps(url), json.dumps(url + "?")), "load " + url)
 
     def screenshot(self, path):
         time.sleep(0.5)  # let flot's last redraw land
@@ -156,6 +168,27 @@ def site(asv_e2e, tmp_path_factory):
         *EXTRA_RELEASES, "--flavor", "cpu-mkldnn", "--bench", EXTRA_BENCH, "--", *E2E_ATTRS)
     output = run("mxbench.publish", "--config", str(config))
     return types.SimpleNamespace(html=base / "html", output=output)
+
+
+@pytest.fixture(scope="module")
+def history_site(tmp_path_factory):
+    """This repository's results/ published by `python -m mxbench.publish` into a temporary
+    folder (with its own copy of the release ladder: the same commits)."""
+    if not shutil.which("npm") and not publish._installed_matches_lock(publish.SITE_DIR):
+        missing("npm is not installed: mxbench.publish needs it for the site's JavaScript "
+                "(Debian: apt-get install -y npm)")
+    project = AsvProject(tmp_path_factory.mktemp("history"))
+    shutil.copytree(str(ROOT / "results"), str(project.results_dir))
+    proc = subprocess.run([sys.executable, "-m", "mxbench.publish", "--config",
+                           str(project.conf_path)], cwd=str(ROOT), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=1800)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    return types.SimpleNamespace(html=project.html_dir, output=proc.stdout)
+
+
+def file_url(html, fragment=""):
+    """The site's index.html as a file:// URL, as a browser opens it from disk."""
+    return (html / "index.html").as_uri() + ("#" + fragment if fragment else "")
 
 
 @pytest.fixture(scope="module")
@@ -230,6 +263,61 @@ def assert_all_local(page):
                if not (u.startswith(page.base) or u.startswith(("data:", "about:")))]
     assert not outside, "the site requested resources outside the local server: %s" % outside
     assert not page.errors, "JavaScript errors: %s" % page.errors
+
+
+def assert_all_from_disk(page, html, since):
+    """Every request after the first `since` was a file inside the site folder `html`."""
+    folder = html.as_uri() + "/"
+    requests = page.requests[since[0]:]
+    outside = [u for u in requests if not (u.startswith(folder) or u.startswith(("data:",
+                                                                                  "about:")))]
+    assert not outside, "the site opened from disk requested other resources: %s" % outside
+    errors = page.errors[since[1]:]
+    assert not errors, "JavaScript errors: %s" % errors
+    return requests
+
+
+def log_position(page):
+    """(requests, errors) seen so far: what a later check starts from."""
+    return len(page.requests), len(page.errors)
+
+
+# What flot drew in #main-graph: each series' label and points with a value; the legend's
+# entries; the release labels asv puts above the graph (text, box, shown or not, title).
+PLOT_STATE = """(function(){
+  var plot = $('#main-graph').data('plot');
+  if (!plot) return null;
+  var tags = $.asv.main_json.tags;
+  return {
+    series: plot.getData().map(function(s){return {label: s.label, points: s.data.filter(
+      function(p){return p && p[1] !== null && !isNaN(p[1])}).map(function(p){return p[0]})}}),
+    legend: $('#main-graph .legend .legendLabel').map(function(){return $(this).text()}).get(),
+    releases: $('#main-graph > div').filter(function(){return tags.hasOwnProperty($(this).text())})
+      .map(function(){var b = this.getBoundingClientRect(); return {tag: $(this).text(),
+        revision: tags[$(this).text()], shown: $(this).is(':visible') && b.width > 0,
+        left: b.left, right: b.right, top: b.top, bottom: b.bottom,
+        title: this.getAttribute('title') || ''}}).get(),
+    xrange: [plot.getAxes().xaxis.min, plot.getAxes().xaxis.max],
+    hash: location.hash
+  }})()"""
+
+# The buttons asv shows as selected in one of its selector panels (machine, device, ...).
+SELECTED = """(function(heading){
+  var panel = $('.panel-heading').filter(function(){return $(this).text() === heading})
+    .closest('.panel');
+  return {active: panel.find('a.btn.active').map(function(){return $(this).text()}).get(),
+          all: panel.find('a.btn').map(function(){return $(this).text()}).get()}})(%s)"""
+
+
+def coloured_pixels(page):
+    """Pixels of the graph's canvas in a colour (grid, ticks and tag lines are grey)."""
+    return page.evaluate(
+        "(function(){var c = $('#main-graph canvas.flot-base')[0];"
+        " var d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data, n = 0;"
+        " for (var i = 0; i < d.length; i += 4) {"
+        "   var hi = Math.max(d[i], d[i+1], d[i+2]), lo = Math.min(d[i], d[i+1], d[i+2]);"
+        "   if (d[i+3] > 128 && hi - lo > 60) n++; }"
+        " return n})()")
 
 
 # --- publish output (no browser) ---------------------------------------------------------------
@@ -331,3 +419,151 @@ def test_regressions_page_lists_the_import_memory_regression(browser, asv_e2e):
     commits = "%s..%s" % (asv_e2e.tags["1.6.0"][:8], asv_e2e.tags["1.7.0.post1"][:8])
     assert any(row.startswith(REGRESSION_BENCH + " ;") and commits in row for row in rows), rows
     assert_all_local(browser)
+
+
+# --- the site opened from disk (file://) --------------------------------------------------------
+def wait_for_plot(page, what, min_points=1, settle=1.0):
+    """PLOT_STATE once the graph has a series with min_points points and its series have
+    stopped coming (asv adds each graph file's series as it loads)."""
+    page.wait_for("(function(s){return s && s.series.some(function(x){"
+                  "return x.points.length >= %d}) ? s : null})(%s)" % (min_points, PLOT_STATE),
+                  what)
+    state, since = page.evaluate(PLOT_STATE), time.time()
+    while time.time() - since < settle:
+        time.sleep(0.2)
+        now = page.evaluate(PLOT_STATE)
+        if [s["label"] for s in now["series"]] != [s["label"] for s in state["series"]]:
+            state, since = now, time.time()
+    time.sleep(0.3)  # the overlay tidies the release labels after each redraw
+    return page.evaluate(PLOT_STATE)
+
+
+def test_site_opens_from_disk(browser, site):
+    """index.html opened as a file, as the final message of mxbench.publish says: the grid with
+    its little graphs, a graph with a point per release, the regressions; asv's JSON comes from
+    mxbench/file-data/*.js (a browser refuses XMLHttpRequest from file://)."""
+    since = log_position(browser)
+    browser.goto(file_url(site.html))
+    names = browser.wait_for(
+        "$('.benchmark-container').length > 10 && "
+        "$('.benchmark-container').map(function(){return $(this).attr('href')}).get()",
+        "the benchmark grid, opened from disk")
+    for name in (GRAPH_BENCH, REGRESSION_BENCH, "bench_operators.dot.time_forward"):
+        assert "#" + name in names
+    # asv draws a box's little graph (graphs/summary/<name>.json) once it is scrolled into view
+    browser.wait_for(
+        "(function(){var box = document.getElementById(%s); box.scrollIntoView();"
+        " return $(box).find('canvas.flot-base').length > 0})()"
+        % json.dumps("summarygrid-" + GRAPH_BENCH), "the summary graph of " + GRAPH_BENCH)
+    browser.screenshot(ARTIFACTS / "site-file-index.png")
+
+    browser.goto(file_url(site.html, GRAPH_BENCH))
+    state = wait_for_plot(browser, "a graph with %d points, opened from disk"
+                          % len(GRAPH_RELEASES), min_points=len(GRAPH_RELEASES))
+    browser.screenshot(ARTIFACTS / "site-file-graph.png")
+    xs = max((s["points"] for s in state["series"]), key=len)
+    assert len(set(xs)) >= len(GRAPH_RELEASES), state["series"]
+    for release in GRAPH_RELEASES:
+        assert release in [r["tag"] for r in state["releases"]], state["releases"]
+    assert coloured_pixels(browser) > 200
+    assert not browser.evaluate("$('#error').is(':visible')"), \
+        browser.evaluate("$('#error-message').text()")
+
+    browser.goto(file_url(site.html, "regressions"))
+    rows = browser.wait_for(
+        "$('#regressions-body table tbody tr').length > 0 && "
+        "$('#regressions-body table:visible tbody tr').map(function(){"
+        "  return $(this).find('td').map(function(){return $(this).text()}).get().join(' ; ')"
+        "}).get()", "rows in the regressions table, opened from disk")
+    assert any(row.startswith(REGRESSION_BENCH + " ;") for row in rows), rows
+
+    browser.goto(file_url(site.html, "summarylist"))
+    rows = browser.wait_for(
+        "$('#summarylist-body table:visible tbody tr').length > 0 && "
+        "$('#summarylist-body table:visible tbody tr').map(function(){"
+        "  return $(this).find('td').map(function(){return $(this).text()}).get().join(' ; ')"
+        "}).get()", "rows in the benchmark list, opened from disk")
+    assert [row for row in rows if row.startswith(GRAPH_BENCH) and "s ;" in row], rows
+
+    requests = assert_all_from_disk(browser, site.html, since)
+    data = site.html.as_uri() + "/mxbench/file-data/"
+    for bundle in ("index", "summaries", "regressions", "graphs/" + GRAPH_BENCH):
+        assert data + bundle + ".js" in requests, requests
+    assert [u for u in requests if u.startswith(data + "graphs/") and u.endswith("/summary.js")]
+    assert not [u for u in requests if ".json" in u], "JSON requested from file://: %s" % requests
+    assert "open it from disk" in site.output, site.output[-500:]
+
+
+def test_default_graph_view_reads_at_a_glance(browser, history_site):
+    """A benchmark page of the recorded history opened with no selection in its address: the
+    machine with the most results, no device='gpu' series (none has a value on these CPU
+    machines), a handful of legend entries, release labels that do not overlap."""
+    from asv.graph import Graph
+    html = history_site.html
+    index = json.loads((html / "index.json").read_text())
+    bench = index["benchmarks"][DEFAULT_VIEW_BENCH]
+    device = bench["param_names"].index("device")
+    # From the published files, independently of the overlay: points with a value per machine,
+    # and how many of them are on the GPU.
+    points, gpu_points = {}, 0
+    for graph_params in index["graph_param_list"]:
+        path = html / (Graph.get_file_path(graph_params, DEFAULT_VIEW_BENCH) + ".json")
+        if not path.exists():
+            continue
+        for _, values in json.loads(path.read_text()):
+            for combo, value in zip(itertools.product(*bench["params"]), values or ()):
+                if value is not None:
+                    points[graph_params["machine"]] = points.get(graph_params["machine"], 0) + 1
+                    gpu_points += combo[device] == "'gpu'"
+    assert points and gpu_points == 0, (points, gpu_points)
+    machine = max(sorted(points), key=points.get)
+
+    since = log_position(browser)
+    browser.goto(file_url(html, DEFAULT_VIEW_BENCH))
+    state = wait_for_plot(browser, "the graph of " + DEFAULT_VIEW_BENCH, min_points=2)
+    shot = browser.screenshot(ARTIFACTS / "site-default-graph.png")
+
+    # What is drawn: a handful of series, none of them on the GPU, the history among them.
+    legend = state["legend"]
+    assert 2 <= len(legend) <= 12 and len(legend) == len(state["series"]), legend
+    assert not [label for label in legend if "gpu" in label], legend
+    assert all("device-cpu" in s["label"] for s in state["series"]), state["series"]
+    assert max(len(s["points"]) for s in state["series"]) >= 5, state["series"]
+    assert coloured_pixels(browser) > 200
+
+    # The default selection, in asv's own selectors and address.
+    assert state["hash"].startswith("#%s?" % DEFAULT_VIEW_BENCH), state["hash"]
+    machines = browser.evaluate(SELECTED % json.dumps("machine"))
+    assert machines["active"] == [machine], (machines, points)
+    devices = browser.evaluate(SELECTED % json.dumps("device"))
+    assert devices == {"active": ["cpu"], "all": ["cpu", "gpu"]}, devices
+
+    # Release labels: the ones shown do not overlap; every x.y.0 release in the plotted range
+    # is among them; each hidden one is named in the tooltip of a label shown.
+    releases = [r for r in state["releases"]
+                if state["xrange"][0] <= r["revision"] <= state["xrange"][1]]
+    shown = [r for r in releases if r["shown"]]
+    hidden = [r["tag"] for r in releases if not r["shown"]]
+    assert len(shown) >= 8, releases
+    for a, b in itertools.combinations(shown, 2):
+        apart = (a["right"] <= b["left"] or b["right"] <= a["left"]
+                 or a["bottom"] <= b["top"] or b["bottom"] <= a["top"])
+        assert apart, "release labels overlap: %s and %s (%s)" % (a, b, shot)
+    for r in releases:
+        if r["tag"].endswith(".0") and r["tag"].count(".") == 2:
+            assert r["shown"], (r, shown)
+    assert hidden, "every release label fits: nothing here checks the hiding (%s)" % releases
+    titles = " ".join(r["title"] for r in shown)
+    for tag in hidden:
+        assert tag in titles, (tag, [r["title"] for r in shown])
+
+    # Everything else is one click away in asv's own selectors: the GPU points, for one.
+    browser.driver.execute_script(
+        "$('.panel-heading').filter(function(){return $(this).text() === 'device'})"
+        ".closest('.panel').find('a.btn').filter(function(){return $(this).text() === 'gpu'})"
+        "[0].click()")
+    browser.wait_for("location.hash.indexOf(\"p-device='gpu'\") !== -1 && "
+                     "$('#main-graph .legend .legendLabel').filter(function(){"
+                     "return $(this).text().indexOf('device-gpu') !== -1}).length > 0",
+                     "the gpu series after a click on gpu")
+    assert_all_from_disk(browser, html, since)
