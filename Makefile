@@ -7,8 +7,11 @@ PY := $(VENV)/bin/python
 
 ## README command 1: tool venv, ladder, asv machine, then the newest release and its
 ## predecessor in every default (CPU) environment. Resumable: recorded results are kept.
+## RUN_ARGS (optional) is appended to `mxbench run`, e.g. a benchmark selection:
+##   make bench RUN_ARGS="--bench '^bench_operators\.dot\.' -- -a rounds=1"
+RUN_ARGS ?=
 bench: setup
-	$(PY) -m mxbench run
+	$(PY) -m mxbench run $(RUN_ARGS)
 
 ## README command 2: the test suite (real asv, real wheels, a few minutes).
 test: $(VENV)/.installed

@@ -1,7 +1,7 @@
 """What every benchmark shares: the guarded mxnet import, build status, contexts, inputs, sync.
 
 It is also the one model of an operator call for runs without asv (mxbench/adhoc.py is its
-front end): build_operator_call builds it, time_calls times it, one_line words its errors.
+front end): build_operator_call builds it, timed_calls times it, one_line words its errors.
 
 Runs inside benchmark environments (Python 3.7+, any MXNet 1.0-1.9.1), so it must import
 everywhere: no mxnet attribute is touched at import time, and nothing newer than 3.7 syntax.
@@ -470,7 +470,7 @@ class SymbolCall(object):
         sync([g for g in self.exe.grad_arrays if g is not None])
 
 
-def time_calls(work, runs, warmup, before=None):
+def timed_calls(work, runs, warmup, before=None):
     """Seconds taken by each of `runs` calls of work(), after `warmup` untimed calls.
 
     work() must end in a sync, or the clock would stop before the computation does.

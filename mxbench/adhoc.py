@@ -296,7 +296,7 @@ def new_row(job, device, runs, warmup):
 
 
 def measure_phases(row, call, backward, runs, warmup):
-    row["forward"] = stats.summarize_samples(H.time_calls(call.forward, runs, warmup))
+    row["forward"] = stats.summarize_samples(H.timed_calls(call.forward, runs, warmup))
     if not backward:
         return
     if not call.takes_gradients:
@@ -304,8 +304,8 @@ def measure_phases(row, call, backward, runs, warmup):
         return
     try:
         # The backward alone: the recorded forward runs (and is synced) off the clock.
-        alone = H.time_calls(call.backward, runs, warmup, before=call.record_forward)
-        both = H.time_calls(call.forward_backward, runs, warmup)
+        alone = H.timed_calls(call.backward, runs, warmup, before=call.record_forward)
+        both = H.timed_calls(call.forward_backward, runs, warmup)
     except H.mx.base.MXNetError as exc:
         raise RowProblem(ERROR, "backward: %s" % one_line(exc))
     row["backward"] = stats.summarize_samples(alone)

@@ -364,7 +364,7 @@ def test_backward_alone_of_a_bound_symbol():
     op = next(op for op in C.OPERATORS if op.call == "symbol")
     call = H.build_operator_call(op, next(iter(op.cases)), "float32", mx.cpu())
     assert call.takes_gradients
-    samples = H.time_calls(call.backward, 2, 1, before=call.record_forward)
+    samples = H.timed_calls(call.backward, 2, 1, before=call.record_forward)
     assert len(samples) == 2 and min(samples) > 0
     grads = [g.asnumpy() for g in call.exe.grad_arrays if g is not None]
     assert grads and all(np.isfinite(g).all() for g in grads)
@@ -380,10 +380,10 @@ def test_time_calls_runs_before_ahead_of_every_call_and_keeps_the_timed_ones():
         log.append("work")
         mx.nd.ones((2, 2)).wait_to_read()
 
-    samples = H.time_calls(work, runs=3, warmup=2, before=record)
+    samples = H.timed_calls(work, runs=3, warmup=2, before=record)
     assert len(samples) == 3 and min(samples) > 0
     assert log == ["before", "work"] * 5
-    assert len(H.time_calls(work, runs=4, warmup=0)) == 4
+    assert len(H.timed_calls(work, runs=4, warmup=0)) == 4
 
 
 def test_the_call_builder_takes_adhoc_arrays_and_arguments():

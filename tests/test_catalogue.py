@@ -282,3 +282,18 @@ def test_coverage_reports_a_dropped_entry_as_missing(report):
     assert dropped["names"]["abs"]["status"] == "missing"
     assert dropped["counts"]["missing"] == 1
     assert dropped["counts"]["covered"] == report["counts"]["covered"] - 1
+
+
+def test_shared_modules_hold_nothing_asv_would_take_for_a_benchmark():
+    """asv runs every module-level time_/track_/mem_/peakmem_/timeraw_ function of every
+    module under benchmarks/: a helper named like one is recorded as a failed benchmark in
+    every run (a shared timing helper once was)."""
+    import importlib
+    import inspect
+    import re
+    for name in ("_harness", "catalogue"):
+        module = importlib.import_module("benchmarks." + name)
+        taken = [attr for attr, value in vars(module).items()
+                 if re.match(r"(time|timeraw|mem|peakmem|track)_", attr)
+                 and (inspect.isfunction(value) or inspect.isclass(value))]
+        assert taken == [], (name, taken)
