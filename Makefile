@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 
 .PHONY: bench test setup history history-py37
 
-## README command 1: tool venv, ladder, asv machine, then the newest release and its
+## README command 1: tool venv, ladder, asv machine, then the newest final release and its
 ## predecessor in every default (CPU) environment. Resumable: recorded results are kept.
 bench: setup
 	$(PY) -m mxbench run
@@ -22,7 +22,7 @@ $(VENV)/.installed: requirements.txt
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt
 	touch $@
 
-## The rest of the history: the newest release of every minor line, per CPU flavor, then the
+## The rest of the history: the newest final release of every minor line, per CPU flavor, then the
 ## 1.2.x line, which imports only on Python 3.7. Resumable (recorded results are kept).
 history: setup
 	$(PY) -m mxbench run --minor-lines --flavor cpu-mkldnn
