@@ -102,6 +102,7 @@ def test_known_facts_of_the_2_0_pre_releases():
     assert MATRIX.resolve("2.0.0b1", "cpu-mkldnn", "3.12", "1.26.4").status == M.INCOMPATIBLE
 
 
+@pytest.mark.filterwarnings("ignore:Setuptools is replacing distutils")  # importing pip's
 def test_pre_releases_resolve_with_the_packaging_pip_vendors(monkeypatch):
     """The asv install step may run with pip's vendored packaging (benchmark environments
     without packaging), whose `2.0.0b1 in SpecifierSet(">=1.7")` is False: the matrix asks
