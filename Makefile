@@ -3,9 +3,9 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: bench test setup history history-py37
+.PHONY: bench test setup history history-py37 test-mx20
 
-## README command 1: tool venv, ladder, asv machine, then the newest release and its
+## README command 1: tool venv, ladder, asv machine, then the newest final release and its
 ## predecessor in every default (CPU) environment. Resumable: recorded results are kept.
 ## RUN_ARGS (optional) is appended to `mxbench run`, e.g. a benchmark selection:
 ##   make bench RUN_ARGS="--bench '^bench_operators\.dot\.' -- -a rounds=1"
@@ -25,7 +25,7 @@ $(VENV)/.installed: requirements.txt
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt
 	touch $@
 
-## The rest of the history: the newest release of every minor line, per CPU flavor, then the
+## The rest of the history: the newest final release of every minor line, per CPU flavor, then the
 ## 1.2.x line, which imports only on Python 3.7. Resumable (recorded results are kept).
 history: setup
 	$(PY) -m mxbench run --minor-lines --flavor cpu-mkldnn
@@ -42,4 +42,19 @@ $(VENV_PY37)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV_PY37)
 	grep -E '^(asv|asv_runner|packaging|tabulate)==' requirements.txt > $(VENV_PY37)/requirements.txt
 	$(VENV_PY37)/bin/pip install -q --disable-pip-version-check -r $(VENV_PY37)/requirements.txt virtualenv==20.26.6
+	touch $@
+
+## Opt-in, not part of `make test`: the smoke test on MXNet 2.0.0b1 (tests/test_mx20.py), in a
+## throwaway venv: Python 3.11, the tool venv's numpy/requests/pytest/packaging pins, and the
+## 2.0 wheel with --no-deps. About 4 minutes here (venv ~20 s, smoke ~3.5 min).
+VENV_MX20 := .venv-mx20
+MX20_RELEASE := 2.0.0b1
+test-mx20: $(VENV)/.installed $(VENV_MX20)/.installed
+	MXBENCH_MX20_PYTHON=$(VENV_MX20)/bin/python $(PY) -m pytest -q tests/test_mx20.py
+
+$(VENV_MX20)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV_MX20)
+	grep -E '^(numpy|requests|pytest|packaging)==' requirements.txt > $(VENV_MX20)/requirements.txt
+	$(VENV_MX20)/bin/pip install -q --disable-pip-version-check -r $(VENV_MX20)/requirements.txt
+	$(VENV_MX20)/bin/pip install -q --disable-pip-version-check --no-deps --only-binary=:all: mxnet==$(MX20_RELEASE)
 	touch $@

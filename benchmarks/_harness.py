@@ -123,13 +123,26 @@ def context(device):
     raise ValueError("unknown device %r" % (device,))
 
 
+def operator_name(op):
+    """The mx.nd name of a catalogue entry's computation in this release: its later_name
+    where the release has that (a rename: MXNet 2.0's sample_categorical), else its name."""
+    if op.later_name and _lookup(mx.nd, op.later_name) is not None:
+        return op.later_name
+    return op.name
+
+
+def _lookup(module, name):
+    """module.<name>; namespaced names ("linalg.gemm2", "contrib.foo") in submodules."""
+    fn = getattr(module, name, None)
+    if fn is None:
+        head, _, tail = name.partition(".")
+        fn = getattr(getattr(module, head, None), tail, None) if tail else None
+    return fn
+
+
 def operator_function(name):
     """mx.nd.<name>, or a skip if this release does not have it."""
-    fn = getattr(mx.nd, name, None)
-    if fn is None:
-        # Namespaced names ("linalg.gemm2", "contrib.foo") live in submodules.
-        head, _, tail = name.partition(".")
-        fn = getattr(getattr(mx.nd, head, None), tail, None) if tail else None
+    fn = _lookup(mx.nd, name)
     if fn is None:
         raise NotImplementedError("operator %s is not in mxnet %s" % (name, mx.__version__))
     return fn
@@ -282,21 +295,57 @@ def _values(tensor, dtype, rng):
     raise ValueError("unknown fill %r" % (tensor.fill,))
 
 
-def build_tensor(tensor, dtype, ctx, rng):
-    """One NDArray for a catalogue Tensor (dtype None = the benchmark's dtype)."""
+def build_tensor(tensor, dtype, ctx, rng, numpy_array=False):
+    """One NDArray for a catalogue Tensor (dtype None = the benchmark's dtype); an mx.np
+    ndarray with numpy_array (Gluon under the numpy interface: see numpy_interface)."""
     tdtype = tensor.dtype or dtype
     arr = mx.nd.array(_values(tensor, tdtype, rng).astype(tdtype), ctx=ctx, dtype=tdtype)
+    if numpy_array:
+        arr = arr.as_np_ndarray()
     if tensor.grad:
         arr.attach_grad()
     return arr
 
 
-def build_inputs(case, dtype, ctx):
-    """NDArrays for a case's positional inputs, from the fixed seed; float inputs get gradients."""
+def numpy_interface():
+    """Whether Gluon here runs on mx.np arrays: MXNet 2.0 turns the numpy interface on by
+    default (mx.util.is_np_array() is True) and its blocks reject mx.nd inputs. Asked of the
+    release, not of its version string: 1.6-1.9 have the switch, off unless set; older
+    releases have no such switch (mx.util may be absent)."""
+    is_np_array = getattr(getattr(mx, "util", None), "is_np_array", None)
+    return bool(is_np_array()) if is_np_array is not None else False
+
+
+def build_inputs(case, dtype, ctx, numpy_arrays=False):
+    """NDArrays for a case's positional inputs, from the fixed seed; float inputs get
+    gradients. numpy_arrays: mx.np ndarrays instead (Gluon blocks under the numpy interface)."""
     rng = seed_everything()
-    arrays = [build_tensor(tensor, dtype, ctx, rng) for tensor in case.inputs]
+    arrays = [build_tensor(tensor, dtype, ctx, rng, numpy_arrays) for tensor in case.inputs]
     sync(arrays)
     return arrays, [a for a, t in zip(arrays, case.inputs) if t.grad]
+
+
+def inferred(tensor):
+    from .catalogue import INFERRED
+    return any(n is INFERRED for n in tensor.shape)
+
+
+def infer_shapes(name, case, kwargs):
+    """The case with each INFERRED input shape replaced by the one the operator's shape
+    inference gives from the other inputs and the scalar arguments (kwargs: the entry's and
+    the case's). GroupNorm's gamma: (num_groups,) in mxnet 1.x, (channels,) in 2.0."""
+    if not any(inferred(t) for t in case.inputs):
+        return case
+    from .catalogue import Tensor
+    names = ["in%d" % i for i in range(len(case.inputs))]
+    scalars = dict((k, v) for k, v in kwargs.items()
+                   if isinstance(v, (bool, int, float, str, tuple)) and not isinstance(v, Tensor))
+    sym = _lookup(mx.sym, name)(*[mx.sym.var(n) for n in names], **scalars)
+    known = dict((n, t.shape) for n, t in zip(names, case.inputs) if not inferred(t))
+    arg_shapes = dict(zip(sym.list_arguments(), sym.infer_shape(**known)[0]))
+    inputs = tuple(t._replace(shape=tuple(arg_shapes[n])) if inferred(t) else t
+                   for n, t in zip(names, case.inputs))
+    return case._replace(inputs=inputs)
 
 
 def given_array(array, tensor, ctx):
@@ -367,14 +416,16 @@ def memory_needed(case, dtype, arrays=None):
     of the largest input built) and running (see RUN_MEMORY_MULTIPLE). arrays: the positions
     given as arrays (build_call's `arrays`), which exist already and need no building.
     """
-    from .catalogue import Tensor
+    from .catalogue import INFERRED, Tensor
     tensors = list(enumerate(case.inputs)) + sorted(
         (k, v) for k, v in case.kwargs.items() if isinstance(v, Tensor))
     inputs = build_scratch = 0
     for key, tensor in tensors:
         elements = 1
         for n in tensor.shape:
-            elements *= int(n)  # Python ints: no overflow on absurd shapes
+            # An INFERRED dimension (a parameter vector such as GroupNorm's gamma) is not
+            # known before mxnet is asked: counted as 1, next to the data it is negligible.
+            elements *= 1 if n is INFERRED else int(n)
         itemsize = np.dtype(tensor.dtype or dtype).itemsize
         inputs += elements * itemsize
         if key not in (arrays or {}):
@@ -441,12 +492,18 @@ class SymbolCall(object):
         sym = op(*[mx.sym.var(n) for n in names], **kwargs)
         shapes = dict((n, t.shape) for n, t in zip(names, case.inputs))
         types = dict((n, t.dtype or dtype) for n, t in zip(names, case.inputs))
-        self.exe = sym.simple_bind(ctx, grad_req="write", type_dict=types, **shapes)
+        # Symbol.simple_bind is _simple_bind in MXNet 2.0 (the executor API became internal).
+        bind = getattr(sym, "simple_bind", None) or getattr(sym, "_simple_bind")
+        self.exe = bind(ctx, grad_req="write", type_dict=types, **shapes)
         for n, t in zip(names, case.inputs):
             self.exe.arg_dict[n][:] = build_tensor(t._replace(grad=False), dtype, ctx, rng)
         for aux in self.exe.aux_arrays:
             aux[:] = 0.5
-        self.head_grads = [mx.nd.ones(o.shape, ctx=ctx, dtype=o.dtype) for o in self.exe.outputs]
+        # 1.x allocates the outputs when binding; 2.0's executor only at the first forward.
+        outputs = self.exe.outputs
+        if outputs is None:
+            outputs = self.exe.forward(is_train=False)
+        self.head_grads = [mx.nd.ones(o.shape, ctx=ctx, dtype=o.dtype) for o in outputs]
 
     def forward(self):
         out = self.exe.forward(is_train=False)
@@ -679,9 +736,11 @@ def build_operator_call(op, shape, dtype, ctx, case=None, overrides=None, arrays
         kwargs = dict(op.kwargs, **case.kwargs)
         check_arguments(fn, op.name, _entry_arguments(kwargs, overrides))
         return SymbolCall(op.name, case, kwargs, dtype, ctx)
-    fn = operator_function(op.name)
+    name = operator_name(op)
+    fn = operator_function(name)
+    case = infer_shapes(name, case, dict(op.kwargs, **case.kwargs))
     args, kwargs, grads = build_call(case, dtype, ctx, op.kwargs, arrays)
-    check_arguments(fn, op.name, _entry_arguments(kwargs, overrides))
+    check_arguments(fn, name, _entry_arguments(kwargs, overrides))
     return OperatorCall(fn, args, kwargs, grads)
 
 

@@ -6,7 +6,9 @@ oneDNN (MKL-DNN) builds fuse Conv+BN+ReLU, Conv+ReLU and Dense+ReLU when hybridi
 A block's case is its data shape, or a catalogue Case when it takes more inputs (a loss takes
 a prediction and a label). time_forward is inference (Dropout is then the identity, BatchNorm
 uses its running statistics); time_forward_backward records, so it runs the training path.
-A release without a layer class (GroupNorm, GELU, ... arrived after 1.0) skips.
+A release without a layer class (GroupNorm, GELU, ... arrived after 1.0) skips. Where Gluon
+runs on the numpy interface (MXNet 2.0: blocks take mx.np arrays only), the inputs are mx.np
+ndarrays with the same values (_harness.numpy_interface, asked of the release itself).
 """
 from . import _harness as H
 from .catalogue import BLOCKS, Case, T, case
@@ -181,7 +183,7 @@ class _Prepared(object):
                 self.net.hybridize(static_alloc=True, static_shape=True)
             else:
                 self.net.hybridize()
-        self.inputs, self.grads = H.build_inputs(the_case, dtype, ctx)
+        self.inputs, self.grads = H.build_inputs(the_case, dtype, ctx, H.numpy_interface())
         self.params = list(self.net.collect_params().values())
         # The first call builds the graph (and the fused graph when hybridized): not timed.
         H.sync(self.net(*self.inputs))

@@ -95,6 +95,11 @@ class _Marker(object):
 
 CTX = _Marker("CTX")      # the benchmark's mx.Context (creation ops: random_normal(ctx=...))
 DTYPE = _Marker("DTYPE")  # the benchmark's dtype as a string (creation ops, cast)
+# The shape of a positional input that the operator decides from its other inputs and
+# arguments, asked from its shape inference: T(INFERRED, fill="ones"). For parameters whose
+# shape changed between releases (GroupNorm's gamma/beta: per group in mxnet 1.x, per channel
+# in 2.0), so that each release gets the input it expects.
+INFERRED = _Marker("INFERRED")
 
 
 class Operator(object):
@@ -105,11 +110,14 @@ class Operator(object):
           auxiliary states mx.nd cannot pass).
     prepare: a key of _harness.PREPARE run before the first call (e.g. registering a CustomOp).
     isolate: run it in its own process in the smoke test (history of crashing the process).
+    later_name: the name this computation has in later releases that gave `name` to another
+          operator; used wherever the release has it, so the class times the same kernel on
+          both sides of the rename (MXNet 2.0: sample_multinomial -> sample_categorical).
     """
 
     def __init__(self, name, category, cases, dtypes=FLOAT32, backward=True, kwargs=None,
                  version=1, note="", variant="", call="imperative", prepare=None,
-                 isolate=False):
+                 isolate=False, later_name=None):
         self.name = name
         self.category = category
         self.cases = OrderedDict(cases)
@@ -122,6 +130,7 @@ class Operator(object):
         self.call = call
         self.prepare = prepare
         self.isolate = isolate
+        self.later_name = later_name
 
     @property
     def class_name(self):
@@ -473,7 +482,10 @@ RANDOM = [
              per_row_params(_POS, _POS, dtype=DTYPE), backward=False),
     Operator("sample_multinomial", "random",
              [("small", case(T(16, 16, fill="simplex"), shape=(16,))),
-              ("medium", case(T(1024, 64, fill="simplex"), shape=(1024,)))], backward=False),
+              ("medium", case(T(1024, 64, fill="simplex"), shape=(1024,)))], backward=False,
+             later_name="sample_categorical",
+             note="the categorical draw: sample_categorical in mxnet 2.0, where "
+                  "sample_multinomial became the (n, p) multinomial"),
     Operator("random_pdf_uniform", "random",
              pdf({"fill": "uniform"}, {"fill": "uniform", "low": -2, "high": -1},
                  {"fill": "uniform", "low": 1, "high": 2})),
@@ -625,9 +637,10 @@ NN = [
     Operator("InstanceNorm", "nn-norm", with_channels((2, 4, 8, 8), (32, 64, 28, 28),
                                                       _GAMMA, _BETA)),
     Operator("GroupNorm", "nn-norm",
-             [(name, case(T(*shape), T(4, **_GAMMA), T(4, **_BETA), num_groups=4))
+             [(name, case(T(*shape), T(INFERRED, **_GAMMA), T(INFERRED, **_BETA), num_groups=4))
               for name, shape in [("small", (2, 8, 8, 8)), ("medium", (32, 64, 28, 28))]],
-             note="gamma/beta per group (mxnet 1.x)"),
+             note="gamma/beta as the release infers them: per group (mxnet 1.x), "
+                  "per channel (2.0)"),
     Operator("L2Normalization", "nn-norm", elementwise()),
     Operator("LRN", "nn-norm", nchw((1, 8, 8, 8), (16, 64, 32, 32)), kwargs={"nsize": 5}),
     Operator("Dropout", "nn-basic", elementwise(), kwargs={"p": 0.5, "mode": "always"},
@@ -764,6 +777,10 @@ def multi_update(per_weight, preloaded=False, **kwargs):
 
 _STATE = {"fill": "zeros"}
 _POS_STATE = {"fill": "positive", "low": 0.01, "high": 0.1}
+# rmspropalex's running E[g^2] (n) and E[g] (g): n - g^2 must stay >= 0. Both drawn from one
+# range with low^2 < low, so the inputs are in domain whichever of the two the release reads
+# first (1.x: n, g; 2.0: g, n).
+_MOMENT = {"fill": "positive", "low": 0.02, "high": 0.1}
 _W32 = {"fill": "uniform", "dtype": "float32"}
 _F32_STATE = {"fill": "zeros", "dtype": "float32"}
 _MP = ("float16",)  # mixed precision: float16 weights and gradients, float32 master copies
@@ -789,7 +806,8 @@ OPTIMIZER = [
     Operator("ftrl_update", "optimizer", update(_STATE, _POS_STATE, lr=0.01), backward=False),
     Operator("rmsprop_update", "optimizer", update(_POS_STATE, lr=0.01), backward=False),
     Operator("rmspropalex_update", "optimizer",
-             update(_POS_STATE, _STATE, _STATE, lr=0.01), backward=False),
+             update(_MOMENT, _MOMENT, _STATE, lr=0.01), backward=False, version=2,
+             note="n and g states alike (mxnet 2.0 reads them as g, n; its docstring says n, g)"),
     Operator("lamb_update_phase1", "optimizer",
              update(_STATE, _POS_STATE, in_place=False, t=1, wd=0.01), backward=False,
              isolate=True,  # reported to crash on GPU (opperf)

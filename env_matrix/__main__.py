@@ -21,6 +21,9 @@ def cmd_table(args, matrix):
     rows = matrix.table(flavors, args.env)
     headers = ["release", "first wheel"] + flavors
     print(tabulate(rows, headers=headers, tablefmt=args.format))
+    print("\nNot on the release ladder (on PyPI; never installed):")
+    for group in matrix.off_ladder_groups:
+        print("  %s: %s: %s" % (", ".join(group.releases), group.status, group.reason))
     if args.env:
         env = matrix.environment(args.env)
         print("\nenvironment %s: Python %s, numpy %s" % (env.name, env.python, env.numpy))

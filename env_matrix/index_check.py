@@ -5,7 +5,7 @@ import urllib.request
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import Version
 
-from .matrix import FIRST_RELEASE, LAST_RELEASE, Matrix
+from .matrix import Matrix
 
 INDEX_URL = "https://pypi.org/simple/%s/"
 LINK = re.compile(r'<a [^>]*>([^<]+\.whl)</a>')
@@ -13,7 +13,8 @@ UPLOAD = re.compile(r'href="[^"]*/([^/#"]+\.whl)#[^"]*"[^>]*data-upload-time="([
 
 
 def linux_wheels(package, timeout=30):
-    """{version: first upload date (YYYY-MM-DD)} of the package's Linux x86_64 / any wheels."""
+    """{version: first upload date (YYYY-MM-DD)} of the package's Linux x86_64 / any wheels,
+    every version (pre-releases and 0.x included)."""
     req = urllib.request.Request(INDEX_URL % package,
                                  headers={"Accept": "application/vnd.pypi.simple.v1+html"})
     with urllib.request.urlopen(req, timeout=timeout) as resp:
@@ -27,8 +28,6 @@ def linux_wheels(package, timeout=30):
         if not any(t.platform.endswith("x86_64") and t.platform.startswith("manylinux")
                    or t.platform == "any" for t in tags):
             continue
-        if not FIRST_RELEASE <= version <= LAST_RELEASE:
-            continue
         day = uploaded[:10]
         key = str(version)
         found[key] = min(found.get(key, day), day)
@@ -36,9 +35,11 @@ def linux_wheels(package, timeout=30):
 
 
 def compare_with_index(matrix: Matrix, packages):
+    """Differences between the data (ladder and off-ladder versions) and the index."""
     problems = []
     for package in packages:
-        ours = {v: d.isoformat() for v, d in matrix.packages.get(package, {}).items()}
+        ours = {v: d.isoformat() for table in (matrix.packages, matrix.off_ladder_packages)
+                for v, d in table.get(package, {}).items()}
         skipped = set(matrix.placeholders.get(package, ()))
         theirs = {v: d for v, d in linux_wheels(package).items() if v not in skipped}
         for version in sorted(set(ours) | set(theirs), key=Version):

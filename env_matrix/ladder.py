@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 from typing import List, Tuple
 
-from .matrix import Matrix, load
+from .matrix import Matrix, Version, is_prerelease, load
 
 BRANCH = "main"
 IDENTITY = ("MXNet release ladder", "ladder@mxnet-asv.invalid")
@@ -37,17 +37,30 @@ names the release the asv install step installs.
 def ladder_dates(matrix: Matrix) -> List[Tuple[str, _dt.datetime]]:
     """(release, commit time) in version order, with non-decreasing times.
 
-    Versions and upload dates disagree once: 1.7.0.post0 exists only as CUDA wheels
-    (2021-02-01) while plain mxnet 1.7.0.post1 was on PyPI from 2020-08-28. A ladder date is
-    therefore the earliest day this release *or a later one* was available, and the i-th
-    commit gets i seconds past noon UTC so that no two commits share a timestamp.
+    Versions and upload dates disagree twice. Within the 1.x series, 1.7.0.post0 exists only
+    as CUDA wheels (2021-02-01) while plain mxnet 1.7.0.post1 was on PyPI from 2020-08-28: a
+    ladder date is the earliest day this release *or a later one of the same series* (major
+    version) was available. Across series, 2.0.0a0 was uploaded (2021-03-31) before 1.9.0 and
+    1.9.1: a release whose day would fall before the commit below it takes that commit's day
+    instead (it was on PyPI then too). So nothing in a later series can move an earlier
+    series' dates, and the 1.x commits keep the hashes results/ is attached to.
+    The i-th commit gets i seconds past noon UTC so that no two commits share a timestamp.
     """
     releases = matrix.releases()
     days = [matrix.release_date(r) for r in releases]
+    series = [Version(r).major for r in releases]
     for i in range(len(days) - 2, -1, -1):
-        days[i] = min(days[i], days[i + 1])
+        if series[i + 1] == series[i]:
+            days[i] = min(days[i], days[i + 1])
+    for i in range(1, len(days)):
+        days[i] = max(days[i], days[i - 1])
     return [(r, _dt.datetime(d.year, d.month, d.day, 12, 0, i + 1, tzinfo=_dt.timezone.utc))
             for i, (r, d) in enumerate(zip(releases, days))]
+
+
+def commit_subject(release: str) -> str:
+    """'MXNet 1.9.1'; a pre-release says so: 'MXNet 2.0.0b1 (pre-release)'."""
+    return "MXNet %s%s" % (release, " (pre-release)" if is_prerelease(release) else "")
 
 
 def _data(text: str) -> str:
@@ -82,8 +95,8 @@ def fast_import_stream(matrix: Matrix) -> str:
     for i, (release, when) in enumerate(chain):
         mark = 3 + i
         first_day = matrix.release_date(release).isoformat()
-        message = "MXNet %s\n\nFirst Linux x86_64 wheel of %s on PyPI: %s.\n" % (
-            release, release, first_day)
+        message = "%s\n\nFirst Linux x86_64 wheel of %s on PyPI: %s.\n" % (
+            commit_subject(release), release, first_day)
         out.append(commit(mark, when, message, parent, [(RELEASE_FILE, release + "\n")]))
         out.append("reset refs/tags/%s\nfrom :%d\n\n" % (release, mark))
         parent = mark

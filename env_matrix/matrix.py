@@ -27,13 +27,28 @@ except ImportError:  # benchmark environments without packaging: pip vendors it
 
 DATA_DIR = os.path.dirname(os.path.abspath(__file__))
 
-# The releases the ladder covers: the MXNet 1.x line on PyPI.
+# The releases the ladder covers: the MXNet 1.x line on PyPI and the 2.0 pre-releases.
 FIRST_RELEASE = Version("1.0.0")
-LAST_RELEASE = Version("1.9.1")
+LAST_RELEASE = Version("2.0.0b1")
 
 OK = "ok"
 NO_BUILD = "no build"
 INCOMPATIBLE = "incompatible"
+# Versions on PyPI that are not on the ladder (packages.toml, [off_ladder]).
+NOT_RUNNABLE = "not runnable"
+OFF_LADDER = "off ladder"
+OFF_LADDER_STATUSES = (NOT_RUNNABLE, OFF_LADDER)
+
+
+def in_range(version, spec):
+    """Whether a release is in a specifier's range, pre-releases included: packaging leaves
+    pre-releases out of `>=1.7` unless asked (older copies, such as the one pip vendors for
+    benchmark environments, even out of ""), and 2.0.0b1 is an mxnet>=1.7 release."""
+    return SpecifierSet(spec).contains(Version(version), prereleases=True)
+
+
+def is_prerelease(release):
+    return Version(release).is_prerelease
 
 
 class MatrixError(ValueError):
@@ -51,9 +66,8 @@ class Flavor:
 
     def package_for(self, release: str) -> Optional[str]:
         """The package that provides this flavor at `release` (whether or not it has a wheel)."""
-        version = Version(release)
         for name, spec in self.packages:
-            if version in SpecifierSet(spec):
+            if in_range(release, spec):
                 return name
         return None
 
@@ -75,7 +89,7 @@ class ReleaseLimit:
     numpy_below: Optional[str] = None
 
     def violated_by(self, release: str, python: str, numpy: str) -> bool:
-        if Version(release) not in SpecifierSet(self.releases):
+        if not in_range(release, self.releases):
             return False
         if self.python_below and Version(python) >= Version(self.python_below):
             return True
@@ -103,6 +117,14 @@ class Resolution:
         return "%s: %s" % (self.status, self.reason)
 
 
+@dataclass(frozen=True)
+class OffLadderGroup:
+    """Versions on PyPI that the ladder leaves out, with why (packages.toml, [off_ladder])."""
+    releases: Tuple[str, ...]
+    status: str  # NOT_RUNNABLE or OFF_LADDER
+    reason: str
+
+
 @dataclass
 class Matrix:
     packages: Dict[str, Dict[str, _dt.date]]
@@ -110,6 +132,8 @@ class Matrix:
     environments: Dict[str, Environment]
     limits: List[ReleaseLimit] = field(default_factory=list)
     placeholders: Dict[str, List[str]] = field(default_factory=dict)  # package -> versions
+    off_ladder_packages: Dict[str, Dict[str, _dt.date]] = field(default_factory=dict)
+    off_ladder_groups: List[OffLadderGroup] = field(default_factory=list)
 
     # -- releases -------------------------------------------------------------------------
     def releases(self) -> List[str]:
@@ -117,9 +141,14 @@ class Matrix:
         versions = {v for vs in self.packages.values() for v in vs}
         return sorted(versions, key=Version)
 
+    def final_releases(self) -> List[str]:
+        """The releases that are not pre-releases (the defaults of mxbench choose from these)."""
+        return [r for r in self.releases() if not is_prerelease(r)]
+
     def release_date(self, release: str) -> _dt.date:
-        """The first day any Linux wheel of `release` was on PyPI."""
-        dates = [vs[release] for vs in self.packages.values() if release in vs]
+        """The first day any Linux wheel of `release` was on PyPI (off-ladder versions too)."""
+        dates = [vs[release] for table in (self.packages, self.off_ladder_packages)
+                 for vs in table.values() if release in vs]
         if not dates:
             raise MatrixError(self._unknown_release_message(release))
         return min(dates)
@@ -129,8 +158,24 @@ class Matrix:
             raise MatrixError(self._unknown_release_message(release))
         return release
 
+    def off_ladder_group(self, release: str) -> Optional[OffLadderGroup]:
+        return next((g for g in self.off_ladder_groups if release in g.releases), None)
+
+    def off_ladder_releases(self) -> List[str]:
+        versions = {v for vs in self.off_ladder_packages.values() for v in vs}
+        return sorted(versions, key=Version)
+
     def _unknown_release_message(self, release: str) -> str:
-        return "unknown MXNet release %r; known releases: %s" % (release, ", ".join(self.releases()))
+        group = self.off_ladder_group(release)
+        if group is not None:
+            return ("MXNet %s is on PyPI but not on the release ladder (%s): %s"
+                    % (release, group.status, group.reason))
+        return "unknown MXNet release %r; known releases: %s" % (
+            release, ", ".join(self.label(r) for r in self.releases()))
+
+    def label(self, release: str) -> str:
+        """A release as listings show it: '2.0.0b1 (pre-release)', '1.9.1'."""
+        return "%s (pre-release)" % release if is_prerelease(release) else release
 
     # -- flavors / environments ----------------------------------------------------------
     def flavor(self, name: str) -> Flavor:
@@ -180,12 +225,22 @@ class Matrix:
         return Resolution(release, flavor, OK, package=package)
 
     def table(self, flavors: List[str], environment: Optional[str] = None) -> List[List[str]]:
-        """Rows of release, date, then per flavor 'package==version' / 'no build' / 'incompatible'."""
+        """Rows of release, date, then per flavor 'package==version' / 'no build' / 'incompatible';
+        versions on PyPI but not on the ladder: 'not runnable' / 'off ladder' (the reasons:
+        off_ladder_groups). Pre-releases are labelled so."""
         env = self.environment(environment) if environment else None
+        for flavor in flavors:
+            self.flavor(flavor)
         rows = []
-        for release in self.releases():
-            row = [release, self.release_date(release).isoformat()]
+        for release in sorted(self.releases() + self.off_ladder_releases(), key=Version):
+            row = [self.label(release), self.release_date(release).isoformat()]
+            group = self.off_ladder_group(release)
             for flavor in flavors:
+                if group is not None:
+                    package = self.flavor(flavor).package_for(release)
+                    has = release in self.off_ladder_packages.get(package, {})
+                    row.append(group.status if has else NO_BUILD)
+                    continue
                 res = self.resolve(release, flavor, env.python if env else None,
                                    env.numpy if env else None)
                 row.append(res.requirement if res.status == OK else res.status)
@@ -223,7 +278,25 @@ def _parse(data_dir: str) -> Matrix:
                                       default=e.get("default", False), note=e.get("note", ""))
                     for name, e in env_raw["environments"].items()}
     limits = [ReleaseLimit(**lim) for lim in env_raw.get("release_limits", [])]
-    return Matrix(packages, flavors, environments, limits, placeholders)
+
+    off = packages_toml.get("off_ladder", {})
+    off_packages = {name: dict(versions) for name, versions in off.get("packages", {}).items()}
+    groups = [OffLadderGroup(tuple(g["releases"]), g["status"], g["reason"])
+              for g in off.get("groups", [])]
+    for group in groups:
+        if group.status not in OFF_LADDER_STATUSES:
+            raise MatrixError("packages.toml: off_ladder status must be one of %s, got %r"
+                              % (", ".join(OFF_LADDER_STATUSES), group.status))
+    listed = {v for vs in off_packages.values() for v in vs}
+    grouped = [v for g in groups for v in g.releases]
+    if sorted(listed, key=Version) != sorted(grouped, key=Version):
+        raise MatrixError("packages.toml: every off-ladder version needs exactly one group "
+                          "(listed: %s; grouped: %s)" % (sorted(listed), sorted(grouped)))
+    on_ladder = {v for vs in packages.values() for v in vs}
+    if listed & on_ladder:
+        raise MatrixError("packages.toml: %s both on and off the ladder"
+                          % ", ".join(sorted(listed & on_ladder)))
+    return Matrix(packages, flavors, environments, limits, placeholders, off_packages, groups)
 
 
 @lru_cache(maxsize=None)

@@ -2,7 +2,8 @@
 
     python -m mxbench setup                      ladder + asv machine entry
     python -m mxbench run [RELEASE ...] [-- ASV ARGS]   asv run for those releases (default:
-                                                 the newest release and the one before it)
+                                                 the newest final release and the one
+                                                 before it; pre-releases run when named)
     python -m mxbench find RANGE BENCH --flavor F   asv find for one flavor, across gaps
     python -m mxbench run RELEASE --variant V    an A/B variant (asv.variants.conf.json)
     python -m mxbench check BASE HEAD            asv continuous for a change, and a second
@@ -43,7 +44,8 @@ def cmd_setup(args):
 
 def print_plan(project, releases, flavors):
     """What each (release, flavor) will install, so a missing build is said up front."""
-    rows = [[r] + [project.wheel(r, f).describe() for f in flavors] for r in releases]
+    rows = [[project.matrix.label(r)] + [project.wheel(r, f).describe() for f in flavors]
+            for r in releases]
     print(tabulate(rows, headers=["release"] + flavors), flush=True)
 
 
@@ -55,7 +57,9 @@ def cmd_run(args, asv_extra):
     if args.minor_lines:
         releases = project.newest_per_minor_line(flavors)
     else:
-        releases = args.releases or project.matrix.releases()[-2:]
+        # Defaults choose final releases: `make bench` stays 1.9.0 and 1.9.1 with the 2.0
+        # pre-releases on the ladder. A pre-release runs when named (mxbench run 2.0.0b1).
+        releases = args.releases or project.matrix.final_releases()[-2:]
     for release in releases:
         project.matrix.check_release(release)
     print_plan(project, releases, flavors)
@@ -108,7 +112,7 @@ def print_summary(project, machine, releases, flavors, variants):
     store = project.store
     rows = []
     for release in releases:
-        row = [release]
+        row = [project.matrix.label(release)]
         for flavor in flavors:
             wheel = project.wheel(release, flavor)
             if wheel.status != "ok":
@@ -224,10 +228,10 @@ def main(argv=None):
 
     sub.add_parser("setup", help="create the ladder and the asv machine entry")
 
-    run = sub.add_parser("run", help="benchmark releases (default: the newest two)")
+    run = sub.add_parser("run", help="benchmark releases (default: the newest two final releases)")
     run.add_argument("releases", nargs="*", help="release versions, e.g. 1.8.0.post0 1.9.1")
     run.add_argument("--minor-lines", action="store_true",
-                     help="the newest release of every minor line each flavor can run")
+                     help="the newest final release of every minor line each flavor can run")
     run.add_argument("--flavor", action="append", help="only this flavor (repeatable)")
     run.add_argument("--variant", action="append",
                      help="only this A/B variant (repeatable; with --config asv.variants.conf.json)")

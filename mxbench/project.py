@@ -117,12 +117,13 @@ class Project(object):
             raise MatrixError("%s %s: %s" % (release, flavor, wheel.describe()))
 
     def newest_per_minor_line(self, flavors):
-        """For each flavor, the newest release of every minor line (1.0 ... 1.9) it can run."""
+        """For each flavor, the newest final release of every minor line (1.0 ... 1.9) it can
+        run; pre-releases (the 2.0 line has only those) run when named."""
         from packaging.version import Version
         chosen = set()
         for flavor in flavors:
             newest = {}
-            for release in self.built_releases(flavor):
+            for release in self.built_releases(flavor, self.matrix.final_releases()):
                 newest[Version(release).release[:2]] = release
             chosen.update(newest.values())
         return sorted(chosen, key=Version)

@@ -54,13 +54,18 @@ def test_entry_is_well_formed(op):
     assert op.category and op.call in ("imperative", "symbol")
     assert op.prepare is None or op.prepare in H.PREPARE
     assert isinstance(op.version, int) and op.version >= 1
+    assert op.later_name is None or (op.later_name != op.name and op.call == "imperative"
+                                     and op.later_name not in [o.name for o in C.OPERATORS])
     for name, the_case in op.cases.items():
         assert isinstance(the_case, C.Case)
         tensors = list(the_case.inputs) + [v for v in the_case.kwargs.values()
                                            if isinstance(v, C.Tensor)]
-        for tensor in tensors:
+        for i, tensor in enumerate(tensors):
             assert isinstance(tensor, C.Tensor), tensor
-            assert all(isinstance(n, int) and n > 0 for n in tensor.shape), tensor
+            # Only a positional input of an imperative call may leave its shape to mxnet.
+            inferred = (tensor.shape == (C.INFERRED,) and i < len(the_case.inputs)
+                        and op.call == "imperative")
+            assert inferred or all(isinstance(n, int) and n > 0 for n in tensor.shape), tensor
             assert tensor.fill in C.FILLS
             assert tensor.dtype is None or tensor.dtype in C.DTYPES
             if tensor.fill == "index":
@@ -259,6 +264,24 @@ def test_backward_only_where_mxnet_has_a_gradient(report):
         if not any(c in handles for c in candidates) and op.name not in GRADIENT_FROM_OPERATORS:
             without.append(op.class_name)
     assert not without, "backward=True without a gradient kernel: %s" % without
+
+
+def test_release_dependent_entries_build_1_9_1s_call(report):
+    """The entries written for MXNet 2.0's changes build, on 1.9.1, the call they built before
+    (their asv version is unchanged): sample_multinomial keeps its name (no sample_categorical
+    here), GroupNorm's inferred gamma/beta are per group, Gluon inputs are mx.nd arrays."""
+    by_class = dict((op.class_name, op) for op in C.OPERATORS)
+    multinomial = by_class["sample_multinomial"]
+    assert H.operator_name(multinomial) == "sample_multinomial"
+    assert by_class["sample_multinomial"].later_name == "sample_categorical"
+    group_norm = by_class["GroupNorm"]
+    for shape in group_norm.cases:
+        call = H.build_operator_call(group_norm, shape, "float32", H.mx.cpu())
+        assert [a.shape for a in call.args[1:]] == [(4,), (4,)]
+        assert call.args[1].asnumpy().tolist() == [1.0] * 4  # gamma: ones, as before
+    assert not H.numpy_interface()
+    arrays, _ = H.build_inputs(C.case(C.T(2, 3)), "float32", H.mx.cpu(), H.numpy_interface())
+    assert type(arrays[0]) is H.mx.nd.NDArray
 
 
 def test_coverage_command_formats():

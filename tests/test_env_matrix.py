@@ -17,13 +17,45 @@ def test_versions_are_pep440_and_in_the_covered_range():
         for version in versions:
             assert str(Version(version)) == version, (package, version)
             assert M.FIRST_RELEASE <= Version(version) <= M.LAST_RELEASE, (package, version)
+    for package, versions in MATRIX.off_ladder_packages.items():
+        for version in versions:
+            assert str(Version(version)) == version, (package, version)
+            assert Version(version) < M.FIRST_RELEASE, (package, version)  # below the ladder
 
 
 def test_releases_are_unique_and_sorted():
     releases = MATRIX.releases()
     assert len(releases) == len(set(releases))
     assert releases == sorted(releases, key=Version)
-    assert releases[0] == "1.0.0" and releases[-1] == "1.9.1"
+    assert releases[0] == "1.0.0" and releases[-1] == "2.0.0b1"
+    # The defaults of mxbench (the newest two, --minor-lines) choose from the final releases.
+    assert [r for r in releases if r not in MATRIX.final_releases()] == ["2.0.0a0", "2.0.0b1"]
+    assert MATRIX.final_releases()[-2:] == ["1.9.0", "1.9.1"]
+
+
+def test_mxbench_defaults_leave_pre_releases_to_be_named():
+    """make bench (mxbench run, no release) stays 1.9.0 + 1.9.1; make history's --minor-lines
+    stays the 1.x lines: a pre-release runs when named."""
+    from mxbench import project as project_model
+    project = project_model.load()
+    lines = project.newest_per_minor_line(["cpu-mkldnn", "cpu-openblas"])
+    assert lines[-1] == "1.9.1" and not any(r.startswith("2.") for r in lines)
+    assert project.built_releases("cpu-mkldnn", ["2.0.0a0", "2.0.0b1"]) == ["2.0.0a0", "2.0.0b1"]
+
+
+def test_every_version_off_the_ladder_has_one_reason():
+    """0.9.5 ... 0.12.1 are on PyPI but cannot be on the ladder (version order: below 1.0.0
+    every hash would change); each says why, and whether it would run here at all."""
+    off = MATRIX.off_ladder_releases()
+    assert off[0] == "0.9.5" and off[-1] == "0.12.1" and len(off) == 8
+    for release in off:
+        group = MATRIX.off_ladder_group(release)
+        assert group.status in M.OFF_LADDER_STATUSES and group.reason, release
+        assert release not in MATRIX.releases()
+        with pytest.raises(M.MatrixError, match="on PyPI but not on the release ladder"):
+            MATRIX.resolve(release, "cpu-openblas")
+    assert "libgfortran.so.3" in MATRIX.off_ladder_group("0.12.1").reason
+    assert MATRIX.off_ladder_group("0.11.0").status == M.OFF_LADDER
 
 
 def test_every_flavor_package_exists_and_every_package_is_used():
@@ -54,11 +86,44 @@ def test_known_facts_of_the_flavors():
     assert "mxnet-cu117" not in {MATRIX.resolve("1.0.0", f).package for f in MATRIX.flavors}
 
 
+def test_known_facts_of_the_2_0_pre_releases():
+    for release in ("2.0.0a0", "2.0.0b1"):
+        assert MATRIX.resolve(release, "cpu-mkldnn").requirement == "mxnet==" + release  # ONEDNN
+        assert MATRIX.resolve(release, "cpu-openblas").status == M.NO_BUILD
+        for cuda in ("10.1", "10.2", "11.0"):
+            assert MATRIX.resolve(release, "gpu-cuda" + cuda).requirement == \
+                "mxnet-cu%s==%s" % (cuda.replace(".", ""), release)
+        assert MATRIX.resolve(release, "gpu-cuda10.0").status == M.NO_BUILD
+    assert MATRIX.resolve("2.0.0b1", "gpu-cuda11.2").requirement == "mxnet-cu112==2.0.0b1"
+    assert MATRIX.resolve("2.0.0a0", "gpu-cuda11.2").status == M.NO_BUILD
+    # Like 1.6+, 2.0 needs numpy < 1.24 (np.bool): the default environment runs it.
+    assert MATRIX.resolve("2.0.0b1", "cpu-mkldnn", "3.11", "1.23.5").status == M.OK
+    assert MATRIX.resolve("2.0.0b1", "cpu-mkldnn", "3.11", "1.24.4").status == M.INCOMPATIBLE
+    assert MATRIX.resolve("2.0.0b1", "cpu-mkldnn", "3.12", "1.26.4").status == M.INCOMPATIBLE
+
+
+@pytest.mark.filterwarnings("ignore:Setuptools is replacing distutils")  # importing pip's
+def test_pre_releases_resolve_with_the_packaging_pip_vendors(monkeypatch):
+    """The asv install step may run with pip's vendored packaging (benchmark environments
+    without packaging), whose `2.0.0b1 in SpecifierSet(">=1.7")` is False: the matrix asks
+    for pre-releases explicitly, so the answer is the same there."""
+    from pip._vendor.packaging import specifiers, version
+    monkeypatch.setattr(M, "SpecifierSet", specifiers.SpecifierSet)
+    monkeypatch.setattr(M, "Version", version.Version)
+    assert MATRIX.resolve("2.0.0b1", "cpu-mkldnn").requirement == "mxnet==2.0.0b1"
+    assert MATRIX.resolve("2.0.0b1", "gpu-cuda11.2").requirement == "mxnet-cu112==2.0.0b1"
+    assert MATRIX.resolve("2.0.0b1", "cpu-mkldnn", "3.11", "1.24.4").status == M.INCOMPATIBLE
+
+
 def test_release_dates_are_dates_and_the_ladder_is_ordered():
-    dates = [when for _, when in ladder_dates(MATRIX)]
+    chain = ladder_dates(MATRIX)
+    dates = [when for _, when in chain]
     assert dates == sorted(dates) and len(set(dates)) == len(dates)
-    for release, when in ladder_dates(MATRIX):
-        assert when.date() <= MATRIX.release_date(release)
+    for i, (release, when) in enumerate(chain):
+        # A day the release was on PyPI, or a later one of its series was (pulled back);
+        # or, when uploaded before the commit below it, that commit's day (pushed forward).
+        assert (when.date() <= MATRIX.release_date(release)
+                or when.date() == chain[i - 1][1].date()), release
 
 
 def test_defaults_are_cpu_only():
@@ -103,6 +168,12 @@ def test_table_command_prints_every_release_and_flavor():
     row = next(line for line in lines if line.startswith("1.9.1 "))
     assert "mxnet==1.9.1" in row and "no build" in row
     assert "incompatible" in next(line for line in lines if line.startswith("1.2.0 "))
+    row = next(line for line in lines if line.startswith("2.0.0b1 "))
+    assert row.startswith("2.0.0b1 (pre-release)") and "mxnet==2.0.0b1" in row
+    assert "not runnable" in next(line for line in lines if line.startswith("0.12.1 "))
+    assert "off ladder" in next(line for line in lines if line.startswith("0.11.0 "))
+    note = next(line for line in lines if line.strip().startswith("0.12.0, 0.12.1:"))
+    assert "not runnable" in note and "libgfortran.so.3" in note
 
 
 def test_table_command_with_all_flavors_and_a_bad_flavor():
