@@ -20,6 +20,7 @@ python -m mxbench.export, python -m mxbench.adhoc.
 """
 import argparse
 import os
+import signal
 import sys
 import tempfile
 
@@ -215,6 +216,10 @@ def cmd_find(args):
                      args.factor).run(args.range)
 
 
+def terminate(signum, frame):
+    raise asvtools.Interrupted(signum)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mxbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -276,6 +281,7 @@ def main(argv=None):
     if asv_extra and args.command not in ("run", "check", "compare"):
         parser.error("asv arguments after -- are for `run`, `check` and `compare` only")
     chosen = getattr(args, "variant", None) or []
+    signal.signal(signal.SIGTERM, terminate)  # like Ctrl-C: one line, exit 143, nothing lost
     try:
         args.project = project_model.load(args.config, args.results).for_variants(
             [chosen] if isinstance(chosen, str) else chosen)

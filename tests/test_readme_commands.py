@@ -160,6 +160,10 @@ COMMANDS = {
     "python -m mxbench run": Spec(
         REDUCED, lane=ENV_LANE, check=run_summary,
         run="python -m mxbench run --bench '%s' -- %s" % (SELECTION, QUICK)),
+    "python -m mxbench run 2.0.0b1 --flavor cpu-mkldnn": Spec(
+        REDUCED, lane=ENV_LANE, check=run_summary,
+        run="python -m mxbench run 2.0.0b1 --flavor cpu-mkldnn --bench '%s' -- %s"
+        % (SELECTION, QUICK)),
     "python -m mxbench run 1.5.1.post0 1.6.0 --flavor cpu-openblas": Spec(
         REDUCED, lane=ENV_LANE, check=run_summary,
         run="python -m mxbench run 1.5.1.post0 1.6.0 --flavor cpu-openblas --bench '%s' -- %s"
@@ -171,8 +175,8 @@ COMMANDS = {
     "python -m mxbench compare 1.8.0.post0 1.9.1 --flavor cpu-mkldnn": Spec(
         AS_WRITTEN, check=contains("cpu-mkldnn: results of machine", "<1.9.1>")),
     # The plain asv commands
-    "asv run HEAD^..HEAD": Spec(
-        REDUCED, lane=ENV_LANE, run="asv run HEAD^..HEAD -b '%s' %s" % (SELECTION, QUICK)),
+    "asv run 1.9.0..1.9.1": Spec(
+        REDUCED, lane=ENV_LANE, run="asv run 1.9.0..1.9.1 -b '%s' %s" % (SELECTION, QUICK)),
     'asv run "1.8.0.post0^!"': Spec(
         REDUCED, lane=ENV_LANE, run="asv run \"1.8.0.post0^!\" -b '%s' %s" % (SELECTION, QUICK)),
     "asv run TAGS": Spec(
@@ -184,7 +188,6 @@ COMMANDS = {
         AS_WRITTEN, check=contains("<1.9.1>")),
     "asv find 1.8.0..1.9.1 bench_overhead.Dispatch.time_add_1_element": Spec(
         AS_WRITTEN, lane=ENV_LANE, check=contains("Greatest regression found")),
-    "asv publish && asv preview": Spec(AS_WRITTEN, serve=True),
     r"asv continuous 1.9.0 1.9.1 --factor 1.2 -b 'bench_operators\.dot\.'": Spec(
         REDUCED, lane=ENV_LANE, exit=(0, 1), check=continuous_verdict,
         run=r"asv continuous 1.9.0 1.9.1 --factor 1.2 -b '^bench_operators\.dot\.time_forward\(' "
@@ -192,8 +195,9 @@ COMMANDS = {
     # Bisecting per flavor: exit 0 (moved) or 1 (no significant step) are verdicts; 2 is none
     "python -m mxbench find 1.6.0..1.9.1 bench_operators.Convolution.time_forward "
     "--flavor cpu-openblas": Spec(AS_WRITTEN, lane=ENV_LANE, exit=(0, 1), check=find_verdict),
-    "python -m mxbench find 1.0.0..1.9.1 bench_operators.dot.time_forward --flavor cpu-mkldnn "
-    "--invert": Spec(AS_WRITTEN, lane=ENV_LANE, exit=(0, 1), check=find_verdict),
+    "python -m mxbench find 1.7.0.post2..1.9.1 bench_operators.LayerNorm.time_forward "
+    "--flavor cpu-mkldnn --invert": Spec(AS_WRITTEN, lane=ENV_LANE, exit=(0, 1),
+                                         check=find_verdict),
     # A check for a change: exit 1 on a regression
     "python -m mxbench check 1.9.0 1.9.1": Spec(
         REDUCED, lane=ENV_LANE, exit=(0, 1),
@@ -250,7 +254,7 @@ COMMANDS = {
 ENV_LANE_ORDER = [
     "make bench",                                          # 1.9.0, 1.9.1
     r"python -m mxbench run 1.9.1 --bench 'bench_operators\.dot\.' -- -a rounds=1",  # 1.9.1
-    "asv run HEAD^..HEAD",                                 # 1.9.1
+    "asv run 1.9.0..1.9.1",                                # 1.9.1
     r"asv continuous 1.9.0 1.9.1 --factor 1.2 -b 'bench_operators\.dot\.'",  # 1.9.1, 1.9.0
     "python -m mxbench run",                               # 1.9.0, 1.9.1
     "python -m mxbench check 1.9.0 1.9.1",                 # 1.9.1, 1.9.0
@@ -259,9 +263,10 @@ ENV_LANE_ORDER = [
     r"python -m mxbench check 1.9.0 1.9.1 -b '^bench_operators\.(dot|Convolution|FullyConnected)\.'",
     "python -m mxbench find 1.6.0..1.9.1 bench_operators.Convolution.time_forward "
     "--flavor cpu-openblas",
-    "python -m mxbench find 1.0.0..1.9.1 bench_operators.dot.time_forward --flavor cpu-mkldnn "
-    "--invert",
+    "python -m mxbench find 1.7.0.post2..1.9.1 bench_operators.LayerNorm.time_forward "
+    "--flavor cpu-mkldnn --invert",
     "python -m mxbench run 1.5.1.post0 1.6.0 --flavor cpu-openblas",
+    "python -m mxbench run 2.0.0b1 --flavor cpu-mkldnn",   # 2.0.0b1 (pre-release)
 ]
 
 # A synopsis has placeholders: an option in brackets, alternatives (json|csv), a NAME_LIKE_THIS
