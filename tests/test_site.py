@@ -396,13 +396,7 @@ def test_graph_has_points_for_each_release_and_tag_labels(browser, asv_e2e):
     for release in GRAPH_RELEASES:
         assert release in labels, labels
     # and the canvas has the series drawn: coloured pixels (grid, ticks and tag lines are grey)
-    coloured = browser.evaluate(
-        "(function(){var c = $('#main-graph canvas.flot-base')[0];"
-        " var d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data, n = 0;"
-        " for (var i = 0; i < d.length; i += 4) {"
-        "   var hi = Math.max(d[i], d[i+1], d[i+2]), lo = Math.min(d[i], d[i+1], d[i+2]);"
-        "   if (d[i+3] > 128 && hi - lo > 60) n++; }"
-        " return n})()")
+    coloured = coloured_pixels(browser)
     assert coloured > 200, coloured
     assert_all_local(browser)
 
