@@ -157,7 +157,7 @@ def compare_machine(project, requested, commits, env_name):
     if requested:
         return requested
     having = [m for m in project.store.machines()
-              if set(commits) <= project.store.commits(m, env_name)]
+              if all(project.store.has(m, c, env_name) for c in commits)]
     here = asvtools.machine_name()
     if here in having or not having:
         return here

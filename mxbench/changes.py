@@ -60,9 +60,8 @@ def release_changes(project, machine, env_names, factor, timings_only=True):
     info = store.benchmark_info()
     report = {}
     for flavor, env_name in env_names.items():
-        recorded = store.commits(machine, env_name)
         chain = [r for r in project.built_releases(flavor)
-                 if r in project.tags and project.tags[r] in recorded]
+                 if r in project.tags and store.has(machine, project.tags[r], env_name)]
         loaded = [(r, store.points(machine, project.tags[r], env_name, info)) for r in chain]
         loaded = [(r, p) for r, p in loaded if any(measured(x.value) for x in p.values())]
         pairs = []

@@ -186,30 +186,28 @@ def point_counts(path):
 # --- atomic writes ----------------------------------------------------------------------------
 def write_json_atomic(path, data, compact=False):
     """Write JSON so that `path` always holds either the old or the complete new file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    tmp = os.path.join(directory, ".%s%s%d" % (os.path.basename(path), TMP_MARK, os.getpid()))
-    with open(tmp, "w", encoding="utf-8") as fh:
-        if compact:
-            json.dump(data, fh)  # as asv writes result files
-        else:
-            json.dump(data, fh, indent=4, sort_keys=True)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    if compact:
+        text = json.dumps(data)  # as asv writes result files
+    else:
+        text = json.dumps(data, indent=4, sort_keys=True)
+    _write_atomic(path, text.encode("utf-8"))
 
 
 def copy_atomic(src, dst):
     with open(src, "rb") as fh:
-        data = fh.read()
-    directory = os.path.dirname(os.path.abspath(dst))
+        _write_atomic(dst, fh.read())
+
+
+def _write_atomic(path, data):
+    """A temporary file beside `path`, synced, then renamed over it."""
+    directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    tmp = os.path.join(directory, ".%s%s%d" % (os.path.basename(dst), TMP_MARK, os.getpid()))
+    tmp = os.path.join(directory, ".%s%s%d" % (os.path.basename(path), TMP_MARK, os.getpid()))
     with open(tmp, "wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
-    os.replace(tmp, dst)
+    os.replace(tmp, path)
 
 
 # --- merging a new run into the record --------------------------------------------------------
@@ -377,9 +375,9 @@ class Store(object):
             out.append(Results.load(path))
         return out
 
-    def commits(self, machine, env_name):
-        """Commits with a result file for (machine, environment)."""
-        return set(r.commit_hash for r in self.results(machine) if r.env_name == env_name)
+    def has(self, machine, commit, env_name):
+        """Is a result file recorded for (machine, commit, environment)?"""
+        return os.path.exists(self.filename(machine, commit, env_name))
 
     def points(self, machine, commit, env_name, info=None):
         """{'bench(params)': Point} of one machine, commit and environment ({} if none)."""
@@ -406,15 +404,6 @@ class Store(object):
         params = result.get_result_params(benchmark)
         value = result.get_result_value(benchmark, params)
         return value if isinstance(value, list) else [value]
-
-    def point_labels(self, machine, commit, env_name, benchmark):
-        """['name(params)' per point] in the order of benchmark_values."""
-        from asv.commands.compare import unroll_result
-        result = self.result(machine, commit, env_name)
-        params = result.get_result_params(benchmark)
-        n = point_count(params)
-        return [name for name, _, _, _ in unroll_result(benchmark, params, [0.0] * n,
-                                                       [None] * n, [None] * n)]
 
     def stale_temporaries(self):
         """Temporary files an atomic write left behind when its process was killed."""
