@@ -154,17 +154,10 @@ def cmd_check(args, asv_extra):
 def compare_machine(project, requested, commits, env_name):
     """The machine whose results `compare` uses: the one asked for, else this machine when
     it has both releases, else the only machine that has them."""
-    if requested:
-        return requested
-    having = [m for m in project.store.machines()
-              if all(project.store.has(m, c, env_name) for c in commits)]
-    here = asvtools.machine_name()
-    if here in having or not having:
-        return here
-    if len(having) > 1:
-        raise MatrixError("several machines have both releases in %s (%s): pick one with "
-                          "--machine" % (env_name, ", ".join(having)))
-    return having[0]
+    return asvtools.reading_machine(
+        project.store, requested,
+        lambda m: all(project.store.has(m, c, env_name) for c in commits),
+        "both releases in %s" % env_name)
 
 
 def cmd_compare(args, asv_extra):

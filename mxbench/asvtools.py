@@ -89,6 +89,21 @@ def machine_name():
     return "%s-%dcpu-%dgb" % (slug, os.cpu_count() or 1, ram_gb)
 
 
+def reading_machine(store, requested, wanted=None, what="results"):
+    """The machine whose results a report reads: the one asked for, else this machine when
+    it has them (or no machine does), else the only machine that has them."""
+    if requested:
+        return requested
+    having = [m for m in store.machines() if wanted is None or wanted(m)]
+    here = machine_name()
+    if here in having or not having:
+        return here
+    if len(having) > 1:
+        raise MatrixError("several machines have %s (%s), not this one (%s): pick one with "
+                          "--machine" % (what, ", ".join(having), here))
+    return having[0]
+
+
 def this_host():
     """asv's description of this host (what asv writes into machine.json)."""
     from asv.machine import Machine

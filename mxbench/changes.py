@@ -21,7 +21,7 @@ import statistics
 import sys
 from collections import namedtuple
 
-from env_matrix.matrix import MatrixError
+from env_matrix.matrix import OK, MatrixError
 from mxbench import asvtools
 from mxbench import project as project_model
 from mxbench.export import human_value
@@ -92,20 +92,143 @@ def markdown_report(report, machine, factor, top):
                       % (len(changes), len(significant),
                          sum(c.verdict == "slower" for c in significant),
                          sum(c.verdict == "faster" for c in significant)), ""]
-            for title, verdict, order in (("Slower", "slower", True), ("Faster", "faster", False)):
-                rows = sorted((c for c in significant if c.verdict == verdict),
-                              key=lambda c: c.ratio, reverse=order)[:top]
-                if not rows:
-                    continue
-                lines += ["**%s** (largest first)" % title, "",
-                          "| benchmark (parameters) | %s | %s | ratio |" % (ra, rb),
-                          "|---|---:|---:|---:|"]
-                for c in rows:
-                    lines.append("| `%s` | %s | %s | %.2f |" % (
-                        c.name, human_value(c.before, c.unit), human_value(c.after, c.unit),
-                        c.ratio))
-                lines.append("")
+            lines += top_tables(changes, ra, rb, top)
     return "\n".join(lines) + "\n"
+
+
+# --- across environments: any two recordings, and what a package's users got -------------
+# A side is one recording: (release, flavor) in the environment that holds it. The history
+# spans two configs (Python 3.11, and Python 3.7 for 1.2.x) and the PyPI packages moved
+# between flavors (plain `mxnet` was the OpenBLAS build up to 1.6.0, the MKL-DNN one from
+# 1.7), so the lines a user lived through cross both boundaries.
+Side = namedtuple("Side", "release flavor env_name python numpy")
+
+
+def side_label(side):
+    return "%s %s (Python %s, numpy %s)" % (side.release, side.flavor, side.python, side.numpy)
+
+
+def history_projects(project):
+    """The configs whose recordings a comparison may cross: the default config comes with the
+    Python 3.7 one, which records 1.2.x into the same results; any other config alone."""
+    if project.config != project_model.DEFAULT_CONFIG:
+        return [project]
+    return [project, project_model.load(project_model.PY37_CONFIG, project.results_dir)]
+
+
+def find_side(projects, machine, release, flavor):
+    """Where (release, flavor) is recorded on `machine`: the first history config whose
+    environment for the flavor has a result file."""
+    projects[0].commit(release)      # unknown release: names the known ones
+    projects[0].matrix.flavor(flavor)  # unknown flavor: names the known ones
+    for project in projects:
+        env_name = project.environment_names().get(flavor)
+        if env_name and project.store.has(machine, project.commit(release), env_name):
+            return Side(release, flavor, env_name, project.python, project.numpy)
+    runnable = [p for p in projects if p.wheel(release, flavor).status == OK]
+    if not runnable:
+        raise MatrixError("%s %s: %s" % (release, flavor,
+                                         projects[0].wheel(release, flavor).describe()))
+    config = ("" if runnable[0].config == project_model.DEFAULT_CONFIG
+              else " --config %s" % runnable[0].name)
+    raise MatrixError("nothing recorded for %s %s on machine %s (record it with: python -m "
+                      "mxbench%s run %s --flavor %s)" % (release, flavor, machine, config,
+                                                         release, flavor))
+
+
+def side_changes(project, machine, a, b, factor, timings_only=True):
+    """compare() of two sides, which may live in different environments."""
+    info = project.store.benchmark_info()
+    before, after = (project.store.points(machine, project.commit(s.release), s.env_name, info)
+                     for s in (a, b))
+    changes = compare(before, after, factor)
+    return [c for c in changes if c.unit == "seconds"] if timings_only else changes
+
+
+def package_lineage(projects, machine, package):
+    """[Side]: what `pip install -U <package>` installed, release by release, where
+    recorded: at each final release, the flavor that the package provided then."""
+    matrix = projects[0].matrix
+    sides = []
+    for release in matrix.final_releases():  # pip -U does not install pre-releases
+        for flavor in projects[0].flavors:
+            if matrix.flavor(flavor).package_for(release) != package:
+                continue
+            try:
+                sides.append(find_side(projects, machine, release, flavor))
+            except MatrixError:
+                pass  # not recorded: the lineage goes on from the previous recording
+    return sides
+
+
+def boundary(a, b):
+    """What besides MXNet differs between two sides ('' when only the release does)."""
+    notes = []
+    if a.flavor != b.flavor:
+        notes.append("flavor %s → %s" % (a.flavor, b.flavor))
+    if (a.python, a.numpy) != (b.python, b.numpy):
+        notes.append("Python %s → %s, numpy %s → %s" % (a.python, b.python, a.numpy, b.numpy))
+    return "; ".join(notes)
+
+
+def change_counts(changes):
+    significant = [c for c in changes if c.verdict != "same"]
+    logs = [math.log(c.ratio) for c in changes if c.ratio > 0]
+    return {"points": len(changes), "slower": sum(c.verdict == "slower" for c in significant),
+            "faster": sum(c.verdict == "faster" for c in significant),
+            "median_ratio": math.exp(statistics.median(logs)) if logs else float("nan")}
+
+
+def ratio_text(ratio):
+    """Two decimals, or two significant digits below 0.1 (a 200x speed-up is not '0.00')."""
+    return "%.2f" % ratio if ratio >= 0.1 else "%.2g" % ratio
+
+
+def top_tables(changes, label_a, label_b, top):
+    """Markdown: the largest significant slow-downs and speed-ups."""
+    lines = []
+    significant = [c for c in changes if c.verdict != "same"]
+    for title, verdict, order in (("Slower", "slower", True), ("Faster", "faster", False)):
+        rows = sorted((c for c in significant if c.verdict == verdict),
+                      key=lambda c: c.ratio, reverse=order)[:top]
+        if not rows:
+            continue
+        lines += ["**%s** (largest first)" % title, "",
+                  "| benchmark (parameters) | %s | %s | ratio |" % (label_a, label_b),
+                  "|---|---:|---:|---:|"]
+        lines += ["| `%s` | %s | %s | %s |" % (c.name, human_value(c.before, c.unit),
+                                               human_value(c.after, c.unit), ratio_text(c.ratio))
+                  for c in rows]
+        lines.append("")
+    return lines
+
+
+def lineage_markdown(project, projects, machine, package, factor, top):
+    sides = package_lineage(projects, machine, package)
+    lines = ["## Package lineage: what `pip install -U %s` changed" % package, "",
+             "Each measured final release of the PyPI package `%s`, in the flavor the package "
+             "was at that release, against the one before (machine `%s`); the environment is "
+             "the one that "
+             "holds the recording. Rows marked with a boundary compare more than MXNet: the "
+             "build flavor or Python and numpy changed too. Timings only; ratio = median new / "
+             "old time over the points measured on both sides." % (package, machine), ""]
+    if len(sides) < 2:
+        return lines + ["Fewer than two recordings of this package yet.", ""]
+    lines += ["| from | to | flavor | boundary | points | slower | faster | median ratio |",
+              "|---|---|---|---|---:|---:|---:|---:|"]
+    details = []
+    for a, b in zip(sides, sides[1:]):
+        changes = side_changes(project, machine, a, b, factor)
+        counts = change_counts(changes)
+        note = boundary(a, b)
+        lines.append("| %s | %s | %s | %s | %d | %d | %d | %.2f |" % (
+            a.release, b.release, b.flavor if a.flavor == b.flavor else "—", note or "",
+            counts["points"], counts["slower"], counts["faster"], counts["median_ratio"]))
+        if note:
+            details += ["### %s %s → %s %s (%s)" % (a.release, a.flavor, b.release, b.flavor,
+                                                    note), ""]
+            details += top_tables(changes, a.release, b.release, top)
+    return lines + [""] + details
 
 
 # --- documented changes -----------------------------------------------------------------------
@@ -266,6 +389,19 @@ def main(argv=None):
     rel.add_argument("--chart", help="PNG of the largest changes")
     rel.add_argument("--all-kinds", action="store_true",
                      help="also the track_ benchmarks (peak RSS, GB/s), not only timings")
+    rel.add_argument("--lineage", metavar="PACKAGE", action="append",
+                     help="add the package-lineage view of this PyPI package (default: mxnet)")
+    between = sub.add_parser(
+        "between", help="any two recordings, across flavors and Python environments")
+    between.add_argument("before", metavar="RELEASE[:FLAVOR]", help="flavor default: cpu-mkldnn")
+    between.add_argument("after", metavar="RELEASE[:FLAVOR]")
+    lineage = sub.add_parser("lineage", help="what `pip install -U PACKAGE` changed, release "
+                                             "by release, across flavors and environments")
+    lineage.add_argument("package", help="a PyPI package of a CPU flavor: mxnet, mxnet-mkl, "
+                                         "mxnet-native")
+    for side in (between, lineage):
+        side.add_argument("--machine", default=None)
+        side.add_argument("--top", type=int, default=10)
     for name, what in (("aa", "the same release measured twice, under two machine names"),
                        ("ab", "the same release run two ways (A/B variants)")):
         side = sub.add_parser(name, help=what)
@@ -282,6 +418,10 @@ def main(argv=None):
         project = project_model.load(args.config, args.results)
         if args.command == "releases":
             return releases_command(project, args)
+        if args.command == "between":
+            return between_command(project, args)
+        if args.command == "lineage":
+            return lineage_command(project, args)
         return side_command(project, args)
     except MatrixError as exc:
         print("error: %s" % exc, file=sys.stderr)
@@ -297,6 +437,10 @@ def releases_command(project, args):
     report = release_changes(project, machine, project.environment_names(), args.factor,
                              timings_only=not args.all_kinds)
     text = markdown_report(report, machine, args.factor, args.top)
+    projects = history_projects(project)
+    for package in args.lineage or ["mxnet"]:
+        text += "\n" + "\n".join(lineage_markdown(project, projects, machine, package,
+                                                  args.factor, args.top))
     if os.path.exists(DOCUMENTED):
         text += "\n" + documented_markdown(check_documented(report, load_documented()))
     if args.output:
@@ -308,6 +452,47 @@ def releases_command(project, args):
     if args.chart:
         chart(report, args.chart, 2 * args.top)
         print("wrote %s" % args.chart)
+    return 0
+
+
+def parse_side(text):
+    """'1.7.0.post2:cpu-mkldnn' -> ('1.7.0.post2', 'cpu-mkldnn'); flavor default cpu-mkldnn."""
+    release, _, flavor = text.partition(":")
+    return release, flavor or "cpu-mkldnn"
+
+
+def between_command(project, args):
+    machine = asvtools.reading_machine(project.store, args.machine)
+    project.store.require_valid(machine)
+    projects = history_projects(project)
+    a, b = (find_side(projects, machine, *parse_side(text)) for text in (args.before, args.after))
+    changes = side_changes(project, machine, a, b, args.factor)
+    if not changes:
+        raise MatrixError("no timing measured on both sides, so no comparison")
+    counts = change_counts(changes)
+    note = boundary(a, b)
+    lines = ["%s → %s, machine %s, at factor %.2f: %d points measured on both, %d slower, "
+             "%d faster, median ratio %.2f" % (side_label(a), side_label(b), machine, args.factor,
+                                    counts["points"], counts["slower"], counts["faster"],
+                                    counts["median_ratio"])]
+    if note:
+        lines.append("Not only MXNet differs here: %s." % note)
+    lines.append("")
+    lines += top_tables(changes, a.release, b.release, args.top)
+    print("\n".join(lines).rstrip())
+    return 0
+
+
+def lineage_command(project, args):
+    machine = asvtools.reading_machine(project.store, args.machine)
+    project.store.require_valid(machine)
+    packages = set(project.matrix.flavor(f).package_for(r)
+                   for f in project.flavors for r in project.matrix.releases())
+    if args.package not in packages:
+        raise MatrixError("%s is not a package of the CPU flavors (they are: %s)"
+                          % (args.package, ", ".join(sorted(p for p in packages if p))))
+    print("\n".join(lineage_markdown(project, history_projects(project), machine,
+                                     args.package, args.factor, args.top)).rstrip())
     return 0
 
 

@@ -22,6 +22,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CONFIG = os.path.join(ROOT, "asv.conf.json")
 GPU_CONFIG = os.path.join(ROOT, "asv.gpu.conf.json")
 VARIANTS_CONFIG = os.path.join(ROOT, "asv.variants.conf.json")
+# 1.2.x imports only on Python 3.7: its history is recorded through this config, into the
+# same results/ as the default config's.
+PY37_CONFIG = os.path.join(ROOT, "asv.py37.conf.json")
 EXPERIMENTS = "experiments"  # beside results/: A/A pairs and A/B variant runs
 DEFAULT_VARIANT = "default"
 

@@ -109,3 +109,47 @@ def test_documented_changes_file_is_well_formed():
             module, cls, method = bench.split(".")
             mod = importlib.import_module("benchmarks." + module)
             assert hasattr(getattr(mod, cls, None), method), bench
+
+
+HISTORY_MACHINE = "amd-epyc-2cpu-24gb"  # the committed history in results/
+
+
+def changes_cli(*args):
+    return subprocess.run([sys.executable, "-m", "mxbench.changes"] + list(args),
+                          cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=600)
+
+
+def test_package_lineage_crosses_the_flavor_and_python_boundaries():
+    proc = changes_cli("lineage", "mxnet", "--machine", HISTORY_MACHINE, "--top", "2")
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if re.match(r"\| \d", line)]
+    pairs = [tuple(cell.strip() for cell in row.split("|")[1:3]) for row in rows]
+    # plain mxnet: the OpenBLAS build up to 1.6.0, MKL-DNN from 1.7; 1.2.x is in Python 3.7
+    assert ("1.6.0", "1.7.0.post2") in pairs and ("1.2.1.post1", "1.3.1") in pairs, pairs
+    assert all(a != b for a, b in pairs)
+    flavor_row = rows[pairs.index(("1.6.0", "1.7.0.post2"))]
+    assert "flavor cpu-openblas → cpu-mkldnn" in flavor_row
+    assert "Python 3.7 → 3.11" in rows[pairs.index(("1.2.1.post1", "1.3.1"))]
+    # rows within one flavor and environment carry no boundary note
+    assert "→" not in rows[pairs.index(("1.8.0.post0", "1.9.0"))]
+    assert "### 1.6.0 cpu-openblas → 1.7.0.post2 cpu-mkldnn" in proc.stdout
+
+
+def test_between_any_two_recordings_and_its_refusals():
+    proc = changes_cli("between", "1.2.1.post1:cpu-openblas", "1.3.1:cpu-openblas",
+                       "--machine", HISTORY_MACHINE)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("1.2.1.post1 cpu-openblas (Python 3.7, numpy 1.21.6) → "
+                                  "1.3.1 cpu-openblas (Python 3.11, numpy 1.23.5)")
+    assert "Not only MXNet differs here: Python 3.7 → 3.11" in proc.stdout
+    for args, message in (
+            (("1.2.0:cpu-openblas", "1.3.1"), "--config asv.py37.conf.json run 1.2.0"),
+            (("1.7.0:cpu-mkldnn", "1.9.1"), "no build"),
+            (("1.9.1:cpu-nothing", "1.9.1"), "unknown flavor"),
+            (("0.1", "1.9.1"), "0.1")):
+        proc = changes_cli("between", *args, "--machine", HISTORY_MACHINE)
+        assert proc.returncode == 2 and message in proc.stderr, (args, proc.stderr)
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    proc = changes_cli("lineage", "numpy")
+    assert proc.returncode == 2 and "mxnet, mxnet-mkl, mxnet-native" in proc.stderr

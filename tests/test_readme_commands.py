@@ -224,6 +224,10 @@ COMMANDS = {
         NOT_HERE, reason="the newest release of every minor line in both CPU flavors (17 "
         "wheel installs), then make history-py37 (a Python 3.7 tool venv from PyPI and a Python "
         "3.7 asv environment): tens of minutes even with one benchmark"),
+    "python -m mxbench.changes lineage mxnet": Spec(
+        AS_WRITTEN, check=contains("| 1.6.0 | 1.7.0.post2 | — | flavor cpu-openblas → cpu-mkldnn")),
+    "python -m mxbench.changes between 1.2.1.post1:cpu-openblas 1.3.1:cpu-openblas": Spec(
+        AS_WRITTEN, check=contains("Python 3.7 → 3.11, numpy 1.21.6 → 1.23.5")),
     "python -m mxbench.changes releases -o results/CHANGES.md --chart results/changes.png": Spec(
         AS_WRITTEN, check=files_written("results/CHANGES.md", "results/changes.png")),
     # Exporting results and ad-hoc runs
