@@ -331,3 +331,41 @@ def test_shared_modules_hold_nothing_asv_would_take_for_a_benchmark():
                  if re.match(r"(time|timeraw|mem|peakmem|track)_", attr)
                  and (inspect.isfunction(value) or inspect.isclass(value))]
         assert taken == [], (name, taken)
+
+
+# --- the numpy interface (catalogue_np.py) on the installed release ------------------------
+MIN_NUMPY_COVERED = 200  # of the 230 _np*/_npi*/_npx* operators of mxnet 1.9.1
+
+
+@pytest.fixture(scope="module")
+def numpy_report(report):
+    import mxnet as mx
+    from mxbench.coverage import numpy_coverage
+    return numpy_coverage(mx)
+
+
+def test_numpy_interface_covers_the_registry(numpy_report):
+    """What the mx.np/mx.npx entries run (read from the profiler) covers the numpy
+    interface's registered operators; the rest are excluded with a reason."""
+    counts = numpy_report["counts"]
+    assert counts["numpy_operators"] == 230, counts
+    assert counts["covered"] >= MIN_NUMPY_COVERED, counts
+    missing = [k for k, row in numpy_report["operators"].items() if row["status"] == "missing"]
+    assert not missing, missing
+    assert numpy_report["not_run"] == {}
+    rows = numpy_report["operators"]
+    assert rows["_np_dot"]["classes"] == ["np_dot"]  # np.dot runs _np_dot, not mx.nd's dot
+    assert "np_ediff1d" in rows["_npi_backward_ediff1d"]["classes"]  # its backward kernel
+
+
+def test_numpy_coverage_reports_a_dropped_entry_as_missing(numpy_report):
+    import types
+    import mxnet as mx
+    from mxbench.coverage import numpy_coverage
+    # A catalogue of two entries (cheap to profile): what they run is covered, no more.
+    two = [op for op in C.OPERATORS if op.class_name in ("np_linalg_svd", "npx_relu")]
+    small = numpy_coverage(mx, catalogue=types.SimpleNamespace(OPERATORS=two))
+    covered = [k for k, row in small["operators"].items() if row["status"] == "covered"]
+    assert covered == ["_npi_svd", "_npx_relu"], covered
+    assert small["counts"]["missing"] == numpy_report["counts"]["numpy_operators"] - 2 - \
+        numpy_report["counts"]["excluded"]
