@@ -93,6 +93,7 @@ def require_mxnet():
     elif mx is None:
         message = "mxnet does not import here: %s" % _IMPORT_ERROR
     else:
+        numpy_semantics(False)  # an np entry set up earlier in this process switched it on
         return
     if NO_BUILD_ACTION == "fail":
         raise RuntimeError(message)
@@ -348,35 +349,40 @@ def infer_shapes(name, case, kwargs):
     return case._replace(inputs=inputs)
 
 
-def given_array(array, tensor, ctx):
+def given_array(array, tensor, ctx, numpy_array=False):
     """A caller's array (ad-hoc runs) in place of a Tensor: an NDArray as it is, a numpy
-    array copied to ctx; it takes a gradient where the Tensor says so."""
+    array copied to ctx; it takes a gradient where the Tensor says so. numpy_array: as an
+    mx.np ndarray."""
     if not isinstance(array, mx.nd.NDArray):
         array = mx.nd.array(array, ctx=ctx, dtype=array.dtype)
+    if numpy_array and hasattr(array, "as_np_ndarray"):
+        array = array.as_np_ndarray()
     if tensor.grad:
         array.attach_grad()
     return array
 
 
-def build_call(case, dtype, ctx, extra_kwargs=None, arrays=None):
+def build_call(case, dtype, ctx, extra_kwargs=None, arrays=None, numpy_arrays=False):
     """(args, kwargs, grads) for a case: positional and keyword Tensors become NDArrays.
 
     Keyword values may also be catalogue markers: Input(key) is another input of the same call
     (e.g. out=Input(0) updates a weight in place, as optimizers do; a list of them gives a
     list), CTX is the benchmark's context and DTYPE its dtype (for creation ops).
     arrays: {position: numpy array or NDArray} used instead of building that position's Tensor.
+    numpy_arrays: mx.np ndarrays instead of NDArrays (the numpy interface's entries).
     """
     # Deferred: the catalogue imports nothing, but keep this module importable on its own.
     from .catalogue import CTX, DTYPE, Input, Tensor
     rng = seed_everything()
     arrays = arrays or {}
     merged = dict(extra_kwargs or {}, **case.kwargs)
-    args = [given_array(arrays[i], t, ctx) if i in arrays else build_tensor(t, dtype, ctx, rng)
+    args = [given_array(arrays[i], t, ctx, numpy_arrays) if i in arrays
+            else build_tensor(t, dtype, ctx, rng, numpy_arrays)
             for i, t in enumerate(case.inputs)]
     grads = [a for a, t in zip(args, case.inputs) if t.grad]
     kwargs = {}
     for key in sorted(k for k, v in merged.items() if isinstance(v, Tensor)):
-        kwargs[key] = build_tensor(merged[key], dtype, ctx, rng)
+        kwargs[key] = build_tensor(merged[key], dtype, ctx, rng, numpy_arrays)
         if merged[key].grad:
             grads.append(kwargs[key])
 
@@ -736,11 +742,95 @@ def build_operator_call(op, shape, dtype, ctx, case=None, overrides=None, arrays
         kwargs = dict(op.kwargs, **case.kwargs)
         check_arguments(fn, op.name, _entry_arguments(kwargs, overrides))
         return SymbolCall(op.name, case, kwargs, dtype, ctx)
+    if op.call in NUMPY_CALLS:
+        return build_numpy_call(op, case, dtype, ctx, overrides, arrays)
+    numpy_semantics(False)
     name = operator_name(op)
     fn = operator_function(name)
     case = infer_shapes(name, case, dict(op.kwargs, **case.kwargs))
     args, kwargs, grads = build_call(case, dtype, ctx, op.kwargs, arrays)
     check_arguments(fn, name, _entry_arguments(kwargs, overrides))
+    return OperatorCall(fn, args, kwargs, grads)
+
+
+# --- the numpy interface: mx.np / mx.npx entries (catalogue_np.py) ----------------------------
+NUMPY_CALLS = ("np", "npx")  # as catalogue.NUMPY_CALLS
+NUMPY_SINCE = (1, 6, 0)
+# Functions that take their arrays as one sequence (concatenate([a, b])): the case's inputs.
+NUMPY_SEQUENCE_FUNCTIONS = ("concatenate", "stack", "column_stack", "dstack", "hstack", "vstack")
+# Arguments a function takes positionally before its arrays (einsum(subscripts, *operands)).
+NUMPY_LEADING_ARGUMENTS = {"einsum": "subscripts"}
+_DEFAULT_NUMPY_MODE = []  # the release's (is_np_shape, is_np_array), read before changing it
+
+
+def numpy_semantics(active):
+    """Switch the numpy semantics (npx.set_np: NumPy shapes and mx.np arrays) on for an np
+    entry, or back to the release's default (off in 1.x, on in 2.0) for everything else.
+    Process-wide, so it is set in setup, never in a timed call; asv runs each benchmark in
+    a fresh process, the smoke test and ad-hoc runs many in one."""
+    util = getattr(mx, "util", None)
+    if getattr(util, "is_np_shape", None) is None or getattr(mx, "npx", None) is None:
+        return  # before 1.6: no numpy interface, nothing to switch
+    current = (bool(util.is_np_shape()), bool(util.is_np_array()))
+    if not _DEFAULT_NUMPY_MODE:
+        _DEFAULT_NUMPY_MODE.append(current)
+    wanted = (True, True) if active else _DEFAULT_NUMPY_MODE[0]
+    if current != wanted:
+        mx.npx.set_np(shape=wanted[0], array=wanted[1])
+
+
+def numpy_function(op):
+    """mx.np.<name> / mx.npx.<name> (dotted: a submodule's, or an ndarray method), or a skip
+    when this release has no numpy interface or not this function."""
+    if getattr(mx, "np", None) is None or release_tuple() < NUMPY_SINCE:
+        raise NotImplementedError("the numpy interface (mx.np/mx.npx) arrived in mxnet 1.6.0; "
+                                  "mxnet %s has none" % mx.__version__)
+    fn = getattr(mx, op.call)
+    for part in op.name.split("."):
+        fn = getattr(fn, part, None)
+    if fn is None:
+        raise NotImplementedError("mx.%s.%s is not in mxnet %s"
+                                  % (op.call, op.name, mx.__version__))
+    return fn
+
+
+def _parameters(fn):
+    """The keyword names fn accepts, or None when it takes any (**kwargs, no signature)."""
+    import inspect
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind == p.VAR_KEYWORD for p in params):
+        return None
+    return set(p.name for p in params)
+
+
+def build_numpy_call(op, case, dtype, ctx, overrides=None, arrays=None):
+    """An np/npx entry's call: mx.np arrays from the same seeded values as the mx.nd path,
+    numpy semantics on, and gradients through autograd as for mx.nd."""
+    fn = numpy_function(op)
+    from .catalogue_np import KNOWN_CRASHES
+    crash = KNOWN_CRASHES.get(op.class_name)
+    if crash and release_tuple() >= crash[0]:
+        raise NotImplementedError("crashes the process in mxnet %s: %s"
+                                  % (mx.__version__, crash[1]))
+    numpy_semantics(True)
+    args, kwargs, grads = build_call(case, dtype, ctx, op.kwargs, arrays, numpy_arrays=True)
+    accepted = _parameters(fn)
+    if accepted is not None and "ctx" in kwargs and "ctx" not in accepted and "device" in accepted:
+        kwargs["device"] = kwargs.pop("ctx")  # MXNet 2.0 renamed ctx to device
+    if accepted is not None:
+        unknown = sorted(k for k in _entry_arguments(kwargs, overrides or {})
+                         if k not in accepted)
+        if unknown:
+            raise NotImplementedError("mxnet %s's mx.%s.%s has no argument %s"
+                                      % (mx.__version__, op.call, op.name, ", ".join(unknown)))
+    leaf = op.name.split(".")[-1]
+    if leaf in NUMPY_SEQUENCE_FUNCTIONS:
+        args = [list(args)]
+    if leaf in NUMPY_LEADING_ARGUMENTS:
+        args = [kwargs.pop(NUMPY_LEADING_ARGUMENTS[leaf])] + list(args)
     return OperatorCall(fn, args, kwargs, grads)
 
 

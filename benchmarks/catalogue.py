@@ -33,7 +33,7 @@ FLOATS = ("float32", "float64", "float16")
 FLOAT32_64 = ("float32", "float64")
 INDEX_TYPES = ("int32", "int64")  # for entries whose benchmark dtype is the index dtype
 SHAPE_CLASSES = ("small", "medium", "large", "tall", "wide")
-DTYPES = ("float16", "float32", "float64", "int8", "uint8", "int32", "int64")
+DTYPES = ("float16", "float32", "float64", "int8", "uint8", "int32", "int64", "bool")
 
 # fill: how values are drawn (benchmarks/_harness.py builds them):
 #   normal; uniform (in [low, high), default [-1, 1)); positive (default [0.1, 2)); ones; zeros;
@@ -93,6 +93,7 @@ class _Marker(object):
         return self.name
 
 
+NUMPY_CALLS = ("np", "npx")  # Operator.call of the numpy-interface entries (catalogue_np.py)
 CTX = _Marker("CTX")      # the benchmark's mx.Context (creation ops: random_normal(ctx=...))
 DTYPE = _Marker("DTYPE")  # the benchmark's dtype as a string (creation ops, cast)
 # The shape of a positional input that the operator decides from its other inputs and
@@ -107,7 +108,8 @@ class Operator(object):
 
     variant: '' for the operator's main entry; otherwise the suffix of an extra entry.
     call: 'imperative' (mx.nd.<name>) or 'symbol' (a bound executor, for operators whose
-          auxiliary states mx.nd cannot pass).
+          auxiliary states mx.nd cannot pass); 'np' / 'npx' (mx.np.<name> / mx.npx.<name>,
+          the numpy interface: catalogue_np.py; class np_<name> / npx_<name>).
     prepare: a key of _harness.PREPARE run before the first call (e.g. registering a CustomOp).
     isolate: run it in its own process in the smoke test (history of crashing the process).
     later_name: the name this computation has in later releases that gave `name` to another
@@ -135,6 +137,8 @@ class Operator(object):
     @property
     def class_name(self):
         base = self.name.replace(".", "_")
+        if self.call in NUMPY_CALLS:  # np_dot beside dot; ndarray.__setitem__: setitem
+            base = "%s_%s" % (self.call, base.replace("__", ""))
         return "%s_%s" % (base, self.variant) if self.variant else base
 
     def __repr__(self):
@@ -990,9 +994,16 @@ BLOCKS = [
 
 
 def by_name():
-    """Main entries by operator name (variants are in by_class_name())."""
-    return OrderedDict((op.name, op) for op in OPERATORS if not op.variant)
+    """Main mx.nd entries by operator name (variants and the numpy interface's entries are in
+    by_class_name())."""
+    return OrderedDict((op.name, op) for op in OPERATORS
+                       if not op.variant and op.call not in NUMPY_CALLS)
 
 
 def by_class_name():
     return OrderedDict((op.class_name, op) for op in OPERATORS)
+
+
+# The numpy interface (mx.np / mx.npx) entries: benchmarks/catalogue_np.py.
+from .catalogue_np import NUMPY_OPERATORS  # noqa: E402  (uses the helpers above)
+OPERATORS = OPERATORS + NUMPY_OPERATORS

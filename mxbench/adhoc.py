@@ -98,7 +98,8 @@ Job = namedtuple("Job", "entry operator case_name case arrays dtype kwargs backw
 # --- names -----------------------------------------------------------------------------------
 def entries_named(name):
     """Catalogue entries a name means: an operator (its entry and variants) or a class name."""
-    entries = [op for op in C.OPERATORS if op.name == name]
+    entries = [op for op in C.OPERATORS  # mx.np's entries by class name (np_dot)
+               if op.name == name and op.call not in getattr(C, "NUMPY_CALLS", ())]
     if not entries and name in C.by_class_name():
         entries = [C.by_class_name()[name]]
     return entries

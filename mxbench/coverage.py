@@ -16,6 +16,12 @@ Public operators are the registered names without a leading underscore. Two coun
              the registry's op handle, so it is exact for the installed release).
 
 A name is excluded when EXCLUDED gives a reason; missing otherwise. Needs mxnet, not asv.
+
+--numpy adds the numpy interface (numpy_coverage): the registered _np_*/_npi_*/_npx_* operators,
+grouped by op handle, less the groups that hold a public name (aliases of a public operator,
+counted above), each covered by the mx.np/mx.npx entries (catalogue_np.py) that run it, excluded
+with a reason (catalogue_np.NUMPY_EXCLUDED), or missing. What an entry runs is read from
+MXNet's profiler: each entry's small case, forward and backward, once (about a minute).
 """
 import argparse
 import ctypes
@@ -72,7 +78,8 @@ def coverage(mx=None, catalogue=C):
     groups = alias_groups(mx, public)
     group_of = dict((name, group) for group in groups for name in group)
     entries = OrderedDict()
-    for op in catalogue.OPERATORS:
+    mx_nd_entries = [op for op in catalogue.OPERATORS if op.call not in C.NUMPY_CALLS]
+    for op in mx_nd_entries:
         entries.setdefault(op.name, []).append(op.class_name)
     excluded = catalogue.EXCLUDED
 
@@ -122,7 +129,7 @@ def coverage(mx=None, catalogue=C):
         ("counts", counts),
         ("names", names),
         ("catalogue", OrderedDict([
-            ("entries", len(catalogue.OPERATORS)),
+            ("entries", len(mx_nd_entries)),
             ("operators", len(entries)),
             # Entries for operators this release does not register: they skip here.
             ("not_in_this_release", stale),
@@ -192,6 +199,100 @@ def format_markdown(report, which="all"):
     return "\n".join(lines) + "\n"
 
 
+# --- the numpy interface ------------------------------------------------------------------------
+NUMPY_PREFIXES = ("_np_", "_npi_", "_npx_")
+
+
+def numpy_groups(mx):
+    """[[name, ...]] per registered operator that has a _np_/_npi_/_npx_ name and no public
+    one (1.9.1: 230 of the 287 such names' operators; 2.0.0b1: 315)."""
+    names = registered_names(mx)
+    groups = alias_groups(mx, names)
+    return [g for g in groups if any(n.startswith(NUMPY_PREFIXES) for n in g)
+            and not any(not n.startswith("_") for n in g)]
+
+
+def operators_run(op, shape=None):
+    """(registered operator names an entry's call runs, forward and backward, or None; the
+    reason when it cannot run here), from MXNet's aggregate profiler."""
+    from benchmarks import _harness as H
+    shape = shape or next(iter(op.cases))
+    try:
+        call = H.build_operator_call(op, shape, op.dtypes[0], H.mx.cpu())
+        call.forward()
+    except (NotImplementedError, H.mx.base.MXNetError, TypeError, ValueError) as exc:
+        return None, H.one_line(exc)
+    profile = H.profile_kernels(op.name, call, 1, op.backward)
+    if not profile["available"]:
+        return None, profile["message"]
+    return set(row["name"] for row in profile["rows"]), ""
+
+
+def numpy_coverage(mx=None, catalogue=C):
+    """The numpy-interface report for the installed MXNet, as a dict (see the module doc)."""
+    if mx is None:
+        import mxnet as mx
+    from benchmarks import catalogue_np
+    groups = numpy_groups(mx)
+    group_of = dict((name, tuple(g)) for g in groups for name in g)
+    entries = [op for op in catalogue.OPERATORS if op.call in C.NUMPY_CALLS]
+    covered, not_run = OrderedDict(), OrderedDict()
+    for op in entries:
+        ran, reason = operators_run(op)
+        if ran is None:
+            not_run[op.class_name] = reason
+            continue
+        ran |= set(catalogue_np.PROFILER_UNSEEN.get(op.class_name, ()))
+        for name in sorted(ran):
+            if name in group_of:
+                covered.setdefault(group_of[name], []).append(op.class_name)
+    rows = OrderedDict()
+    for group in groups:
+        key = " ".join(group)
+        reasons = [catalogue_np.NUMPY_EXCLUDED[n] for n in group if n in catalogue_np.NUMPY_EXCLUDED]
+        if tuple(group) in covered:
+            rows[key] = {"status": COVERED, "classes": covered[tuple(group)]}
+        elif reasons:
+            rows[key] = {"status": EXCLUDED, "reason": reasons[0]}
+        else:
+            rows[key] = {"status": MISSING}
+    statuses = [row["status"] for row in rows.values()]
+    counts = OrderedDict([
+        ("numpy_names", sum(1 for n in registered_names(mx) if n.startswith(NUMPY_PREFIXES))),
+        ("numpy_operators", len(groups)),
+        ("covered", statuses.count(COVERED)),
+        ("excluded", statuses.count(EXCLUDED)),
+        ("missing", statuses.count(MISSING)),
+        ("entries", len(entries)),
+        ("entries_not_run", len(not_run)),
+    ])
+    return OrderedDict([("mxnet", getattr(mx, "__version__", "?")), ("counts", counts),
+                        ("operators", rows), ("not_run", not_run)])
+
+
+def numpy_summary_lines(report):
+    c = report["counts"]
+    return [
+        "MXNet %s numpy interface: %d _np_/_npi_/_npx_ names; %d registered operators that "
+        "are not aliases of a public one" % (report["mxnet"], c["numpy_names"],
+                                             c["numpy_operators"]),
+        "  covered %d, excluded %d, missing %d; %d mx.np/mx.npx entries, %d not run here"
+        % (c["covered"], c["excluded"], c["missing"], c["entries"], c["entries_not_run"]),
+    ]
+
+
+def format_numpy(report, which="missing"):
+    lines = numpy_summary_lines(report)
+    listed = [(k, r) for k, r in report["operators"].items() if r["status"] in _LISTED[which]]
+    for key, row in listed:
+        detail = {COVERED: ", ".join(row.get("classes", [])), EXCLUDED: row.get("reason", ""),
+                  MISSING: ""}[row["status"]]
+        lines.append(("  %-40s  %-8s  %s" % (key, row["status"], detail)).rstrip())
+    for name, reason in report["not_run"].items():
+        lines.append("  not run: %s: %s" % (name, reason))
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mxbench.coverage", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -202,18 +303,25 @@ def main(argv=None):
     parser.add_argument("--fail-under", type=int, default=None, metavar="N",
                         help="exit 1 when fewer than N counted names are covered, or any "
                         "is missing")
+    parser.add_argument("--numpy", action="store_true",
+                        help="also the numpy interface's operators (runs each mx.np/mx.npx "
+                        "entry's small case once under the profiler)")
     args = parser.parse_args(argv)
     try:
         report = coverage()
     except ImportError as exc:
         sys.stderr.write("mxbench.coverage: mxnet does not import: %s\n" % exc)
         return 2
+    if args.numpy:
+        report["numpy"] = numpy_coverage()
     if args.format == "json":
         sys.stdout.write(json.dumps(report, indent=1) + "\n")
     elif args.format == "markdown":
         sys.stdout.write(format_markdown(report, args.list or "all"))
     else:
         sys.stdout.write(format_text(report, args.list or "missing"))
+    if args.numpy and args.format != "json":
+        sys.stdout.write("\n" + format_numpy(report["numpy"], args.list or "missing"))
     if args.fail_under is not None:
         counts = report["counts"]
         if counts["covered"] < args.fail_under or counts["missing"]:

@@ -30,13 +30,18 @@ def test_class_names_are_unique_and_stable():
     names = [op.class_name for op in C.OPERATORS]
     assert len(names) == len(set(names)), [n for n in names if names.count(n) > 1]
     for op in C.OPERATORS:
-        expected = op.name.replace(".", "_") + ("_" + op.variant if op.variant else "")
+        base = op.name.replace(".", "_")
+        if op.call in C.NUMPY_CALLS:  # np_dot beside dot
+            base = op.call + "_" + base.replace("__", "")
+        expected = base + ("_" + op.variant if op.variant else "")
         assert op.class_name == expected
         assert op.class_name.isidentifier(), op.class_name
-    # Each operator has exactly one main entry; variants only beside it.
-    mains = [op.name for op in C.OPERATORS if not op.variant]
+    # Each operator (per interface) has exactly one main entry; variants only beside it.
+    mains = [(op.call in C.NUMPY_CALLS and op.call, op.name) for op in C.OPERATORS
+             if not op.variant]
     assert len(mains) == len(set(mains))
-    assert set(op.name for op in C.OPERATORS) == set(mains)
+    assert set((op.call in C.NUMPY_CALLS and op.call, op.name) for op in C.OPERATORS) == set(mains)
+    assert all(op.call not in C.NUMPY_CALLS for op in C.by_name().values())
 
 
 def test_block_names_are_unique():
@@ -51,7 +56,7 @@ def test_entry_is_well_formed(op):
     assert set(op.cases) <= set(C.SHAPE_CLASSES), list(op.cases)
     assert op.dtypes and len(op.dtypes) == len(set(op.dtypes))
     assert set(op.dtypes) <= set(C.DTYPES), op.dtypes
-    assert op.category and op.call in ("imperative", "symbol")
+    assert op.category and op.call in ("imperative", "symbol") + C.NUMPY_CALLS
     assert op.prepare is None or op.prepare in H.PREPARE
     assert isinstance(op.version, int) and op.version >= 1
     assert op.later_name is None or (op.later_name != op.name and op.call == "imperative"
@@ -126,9 +131,11 @@ def test_every_operator_class_is_generated_with_a_version():
 
 
 def test_every_operator_has_a_first_call_memory_class():
+    """Every mx.nd entry; the numpy interface's entries run the same kernels (time only)."""
     classes = generated(bench_memory, bench_memory._FirstCallMemory)
-    assert set(classes) == set(op.class_name for op in C.OPERATORS)
-    for op in C.OPERATORS:
+    assert bench_memory.MEASURED == [op for op in C.OPERATORS if op.call not in C.NUMPY_CALLS]
+    assert set(classes) == set(op.class_name for op in bench_memory.MEASURED)
+    for op in bench_memory.MEASURED:
         cls = classes[op.class_name]
         assert cls.__dict__["version"] == "%s.%s.%s" % (
             H.HARNESS_VERSION, op.version, bench_memory.MEMORY_METHOD_VERSION)
@@ -168,13 +175,17 @@ def test_asv_runner_sees_default_settings():
 
 def test_grid_size_is_bounded():
     """The default grid stays affordable: a guard against a change that multiplies it."""
-    cpu_points = 0
+    cpu_points = numpy_points = 0
     for op in C.OPERATORS:
+        if op.call in C.NUMPY_CALLS:  # time only: forward, forward+backward
+            numpy_points += len(op.cases) * len(op.dtypes) * (2 if op.backward else 1)
+            continue
         methods = 3 if op.backward else 2  # forward, forward+backward, first-call memory
         cpu_points += len(op.cases) * len(op.dtypes) * methods
     for block in C.BLOCKS:
         cpu_points += len(block.cases) * len(block.dtypes) * len(bench_gluon.MODES) * 2
     assert cpu_points <= 2000, cpu_points
+    assert numpy_points <= 900, numpy_points  # the numpy interface (catalogue_np.py)
 
 
 # --- portability ---------------------------------------------------------------------------------
@@ -257,7 +268,7 @@ def test_backward_only_where_mxnet_has_a_gradient(report):
         names_of.setdefault(handle, []).append(name)
     without = []
     for op in C.OPERATORS:
-        if not op.backward:
+        if not op.backward or op.call in C.NUMPY_CALLS:  # np: the smoke test runs backward
             continue
         candidates = ["_backward_" + n.lstrip("_") for n in names_of[handles[op.name]]]
         candidates.append(GRADIENT_KERNELS.get(op.name, ""))
@@ -320,3 +331,41 @@ def test_shared_modules_hold_nothing_asv_would_take_for_a_benchmark():
                  if re.match(r"(time|timeraw|mem|peakmem|track)_", attr)
                  and (inspect.isfunction(value) or inspect.isclass(value))]
         assert taken == [], (name, taken)
+
+
+# --- the numpy interface (catalogue_np.py) on the installed release ------------------------
+MIN_NUMPY_COVERED = 200  # of the 230 _np*/_npi*/_npx* operators of mxnet 1.9.1
+
+
+@pytest.fixture(scope="module")
+def numpy_report(report):
+    import mxnet as mx
+    from mxbench.coverage import numpy_coverage
+    return numpy_coverage(mx)
+
+
+def test_numpy_interface_covers_the_registry(numpy_report):
+    """What the mx.np/mx.npx entries run (read from the profiler) covers the numpy
+    interface's registered operators; the rest are excluded with a reason."""
+    counts = numpy_report["counts"]
+    assert counts["numpy_operators"] == 230, counts
+    assert counts["covered"] >= MIN_NUMPY_COVERED, counts
+    missing = [k for k, row in numpy_report["operators"].items() if row["status"] == "missing"]
+    assert not missing, missing
+    assert numpy_report["not_run"] == {}
+    rows = numpy_report["operators"]
+    assert rows["_np_dot"]["classes"] == ["np_dot"]  # np.dot runs _np_dot, not mx.nd's dot
+    assert "np_ediff1d" in rows["_npi_backward_ediff1d"]["classes"]  # its backward kernel
+
+
+def test_numpy_coverage_reports_a_dropped_entry_as_missing(numpy_report):
+    import types
+    import mxnet as mx
+    from mxbench.coverage import numpy_coverage
+    # A catalogue of two entries (cheap to profile): what they run is covered, no more.
+    two = [op for op in C.OPERATORS if op.class_name in ("np_linalg_svd", "npx_relu")]
+    small = numpy_coverage(mx, catalogue=types.SimpleNamespace(OPERATORS=two))
+    covered = [k for k, row in small["operators"].items() if row["status"] == "covered"]
+    assert covered == ["_npi_svd", "_npx_relu"], covered
+    assert small["counts"]["missing"] == numpy_report["counts"]["numpy_operators"] - 2 - \
+        numpy_report["counts"]["excluded"]

@@ -35,7 +35,7 @@ STRICT = os.environ.get("MXBENCH_STRICT", "1") not in ("", "0")
 ISOLATED_TIMEOUT = 300
 # In strict mode the only skip that is not ours to fix: no GPU. (A missing operator or Gluon
 # class is a skip on old releases, but on the release the catalogue is written for, a typo.)
-ALLOWED_SKIPS = ("no GPU visible",)
+ALLOWED_SKIPS = ("no GPU visible", "crashes the process in mxnet")  # catalogue_np.KNOWN_CRASHES
 
 
 def benchmark_methods(cls):
@@ -52,6 +52,8 @@ def non_finite(arrays):
     """Names of float arrays holding NaN or infinity (bad inputs often show up this way)."""
     bad = []
     for i, arr in enumerate(arrays):
+        if not hasattr(arr, "asnumpy"):  # a Python answer (np.shares_memory: a bool)
+            continue
         values = arr.asnumpy()
         if np.issubdtype(values.dtype, np.floating) and not np.isfinite(values).all():
             bad.append("#%d %s %s" % (i, values.dtype, values.shape))
@@ -64,6 +66,8 @@ def check_finite(bench, params):
     if call is None or not STRICT:
         return
     outputs = H.heads(call.forward())
+    if len(outputs) == 1 and outputs[0] is None:  # in place (x[key] = value): the result is the updated input
+        outputs = call.args[:1]
     unchecked = UNCHECKED_OUTPUTS.get(bench.operator.class_name, ())
     bad = non_finite([o for i, o in enumerate(outputs) if i not in unchecked])
     assert not bad, "non-finite outputs %s" % bad
@@ -132,7 +136,8 @@ def strict_harness():
 @pytest.mark.parametrize("op", C.OPERATORS, ids=lambda op: op.class_name)
 def test_operator(op):
     name = bench_operators.global_name(op.class_name)
-    for module in (bench_operators, bench_memory):
+    modules = (bench_operators, bench_memory) if op in bench_memory.MEASURED else (bench_operators,)
+    for module in modules:
         if op.isolate:
             run_isolated(module.__name__.split(".")[-1], name)
         else:
@@ -173,7 +178,7 @@ def test_every_generated_class_is_driven():
     assert defined_classes(bench_operators, bench_operators._OperatorBenchmark) == \
         set(op.class_name for op in C.OPERATORS)
     assert defined_classes(bench_memory, bench_memory._FirstCallMemory) == \
-        set(op.class_name for op in C.OPERATORS)
+        set(op.class_name for op in bench_memory.MEASURED)
     assert defined_classes(bench_gluon, bench_gluon._BlockBenchmark) == \
         set(block.name for block in C.BLOCKS)
 
