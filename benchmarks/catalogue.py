@@ -996,3 +996,8 @@ def by_name():
 
 def by_class_name():
     return OrderedDict((op.class_name, op) for op in OPERATORS)
+
+# The rest of the operator registry (contrib, image, quantized, subgraph, scalar, sparse) and
+# part 3's extra dtypes / large class / backward for the entries above: catalogue_registry.py.
+from .catalogue_registry import REGISTRY_EXCLUDED, REGISTRY_OPERATORS, widen  # noqa: E402
+OPERATORS = widen(OPERATORS) + REGISTRY_OPERATORS
