@@ -1003,7 +1003,9 @@ def by_name():
 def by_class_name():
     return OrderedDict((op.class_name, op) for op in OPERATORS)
 
-
+# The rest of the operator registry (contrib, image, quantized, subgraph, scalar, sparse) and
+# part 3's extra dtypes / large class / backward for the entries above: catalogue_registry.py.
 # The numpy interface (mx.np / mx.npx) entries: benchmarks/catalogue_np.py.
+from .catalogue_registry import REGISTRY_EXCLUDED, REGISTRY_OPERATORS, widen  # noqa: E402
 from .catalogue_np import NUMPY_OPERATORS  # noqa: E402  (uses the helpers above)
-OPERATORS = OPERATORS + NUMPY_OPERATORS
+OPERATORS = widen(OPERATORS) + REGISTRY_OPERATORS + NUMPY_OPERATORS

@@ -1,6 +1,7 @@
 """Which registered MXNet operators the catalogue benchmarks, for the installed MXNet.
 
     python -m mxbench.coverage [--format text|markdown|json] [--list covered|excluded|missing|all]
+    python -m mxbench.coverage --registry [--list ...]   # every registered operator, by family
 
     from mxbench.coverage import coverage
     report = coverage()          # a dict; report["counts"] has the numbers
@@ -80,7 +81,10 @@ def coverage(mx=None, catalogue=C):
     entries = OrderedDict()
     mx_nd_entries = [op for op in catalogue.OPERATORS if op.call not in C.NUMPY_CALLS]
     for op in mx_nd_entries:
-        entries.setdefault(op.name, []).append(op.class_name)
+        # catalogue_registry's entries count here only for the public names they cover.
+        for name in [n for n in getattr(op, "covers", ()) if n in group_of] or (
+                [] if hasattr(op, "covers") else [op.name]):
+            entries.setdefault(name, []).append(op.class_name)
     excluded = catalogue.EXCLUDED
 
     names = OrderedDict()
@@ -136,6 +140,153 @@ def coverage(mx=None, catalogue=C):
             ("excluded_not_registered", sorted(n for n in excluded if n not in group_of)),
         ])),
     ])
+
+
+# --- the whole registry: every distinct forward operator, by family ----------------------------
+FAMILIES = ("public", "numpy", "contrib", "quantized", "subgraph", "image", "sparse",
+            "scalar/internal")
+_SPARSE_KERNELS = ("_sparse_", "_square_sum", "_scatter_elemwise_div", "_scatter_plus_scalar",
+                   "_scatter_minus_scalar", "_contrib_getnnz",
+                   "_contrib_SparseEmbedding", "_contrib_group_adagrad_update",
+                   "_contrib_dgl_", "_contrib_edge_id")
+
+
+def is_gradient(group):
+    """Gradient kernels (_backward_*, _contrib_backward_*, _split_v2_backward): set aside;
+    backward is timed through the forward operators' time_forward_backward."""
+    return all("_backward" in name for name in group)
+
+
+def family(group):
+    """The family of an alias group (names of one registered operator), by its names."""
+    if any(not n.startswith("_") for n in group):
+        return "public"
+    if any(n.startswith("_sg_") for n in group):
+        return "subgraph"
+    if any("quantiz" in n or n.startswith("_contrib_requantize") or n == "_contrib_dequantize"
+           for n in group):
+        return "quantized"
+    if any(n.startswith(_SPARSE_KERNELS) for n in group):
+        return "sparse"
+    if any(n.startswith("_image_") for n in group):
+        return "image"
+    if any(n.startswith("_contrib_") for n in group):
+        return "contrib"
+    if all(n.startswith("_np") for n in group):
+        return "numpy"
+    return "scalar/internal"
+
+
+def entry_registry_names(op, registered):
+    """The registered names an entry times: its `covers` (catalogue_registry), else its mx.nd
+    name (and later_name) as registered: linalg_gemm2, contrib.box_nms -> _contrib_box_nms."""
+    names = list(getattr(op, "covers", ()))
+    for name in [op.name, op.later_name]:
+        if not name:
+            continue
+        head, _, tail = name.partition(".")
+        names += [name, "_" + name.replace(".", "_"), "_%s_%s" % (head, tail) if tail else ""]
+    return [n for n in names if n in registered]
+
+
+def numpy_family_status(numpy_report):
+    """The numpy interface's status: what catalogue_np's entries run, read from the profiler
+    by numpy_coverage (exact per release), for groups no entry's name covers."""
+    rows = numpy_report["operators"] if numpy_report else {}
+
+    def status(group, catalogue):
+        row = rows.get(" ".join(group))
+        if row is None:
+            return MISSING, ""
+        return row["status"], ", ".join(row.get("classes", ())) or row.get("reason", "")
+    return status
+
+
+def registry_coverage(mx=None, catalogue=C, numpy_report=None):
+    """Every distinct forward operator of the installed MXNet (aliases grouped by registry
+    handle, gradient kernels set aside), by family: covered, excluded (with the reason) or
+    missing. A dict, like coverage(). The numpy interface's operators count through
+    numpy_coverage (profiles each mx.np/mx.npx entry once; pass its report to reuse it)."""
+    if mx is None:
+        import mxnet as mx
+    if numpy_report is None and any(op.call in C.NUMPY_CALLS for op in catalogue.OPERATORS):
+        numpy_report = numpy_coverage(mx, catalogue)
+    family_status = {"numpy": numpy_family_status(numpy_report)}
+    registered = set(registered_names(mx))
+    groups = [g for g in alias_groups(mx, sorted(registered)) if not is_gradient(g)]
+    covered_by = {}
+    for op in catalogue.OPERATORS:
+        if op.call in C.NUMPY_CALLS:  # np.dot runs _np_dot, not dot: numpy_coverage says which
+            continue
+        for name in entry_registry_names(op, registered):
+            covered_by.setdefault(name, []).append(op.class_name)
+    excluded = OrderedDict(catalogue.EXCLUDED)
+    excluded.update(getattr(catalogue, "REGISTRY_EXCLUDED", {}))
+    rows = OrderedDict()
+    for group in groups:
+        fam = family(group)
+        classes = sorted(set(c for n in group for c in covered_by.get(n, ())))
+        reasons = [excluded[n] for n in group if n in excluded]
+        if classes:
+            row = {"status": COVERED, "detail": ", ".join(classes)}
+        elif reasons and not any(not n.startswith("_") and n not in excluded for n in group):
+            row = {"status": EXCLUDED, "detail": reasons[0]}
+        elif reasons:  # an alias group with deprecated names excluded, the operator not
+            row = {"status": MISSING, "detail": ""}
+        elif fam in family_status:
+            status, detail = family_status[fam](group, catalogue)
+            row = {"status": status, "detail": detail}
+        else:
+            row = {"status": MISSING, "detail": ""}
+        row["family"] = fam
+        row["names"] = group
+        rows[group[0]] = row
+    families = OrderedDict()
+    for fam in FAMILIES:
+        statuses = [r["status"] for r in rows.values() if r["family"] == fam]
+        families[fam] = OrderedDict([("operators", len(statuses)),
+                                     ("covered", statuses.count(COVERED)),
+                                     ("excluded", statuses.count(EXCLUDED)),
+                                     ("missing", statuses.count(MISSING))])
+    statuses = [r["status"] for r in rows.values()]
+    total = OrderedDict([("operators", len(statuses)), ("covered", statuses.count(COVERED)),
+                         ("excluded", statuses.count(EXCLUDED)),
+                         ("missing", statuses.count(MISSING))])
+    return OrderedDict([("mxnet", getattr(mx, "__version__", "?")),
+                        ("registered_names", len(registered)),
+                        ("gradient_kernels", len(alias_groups(mx, sorted(registered)))
+                         - len(groups)),
+                        ("total", total), ("families", families), ("operators", rows)])
+
+
+def registry_summary_lines(report):
+    t = report["total"]
+    lines = ["MXNet %s: %d registered names; %d distinct forward operators (aliases grouped by "
+             "registry handle, %d gradient kernels set aside)"
+             % (report["mxnet"], report["registered_names"], t["operators"],
+                report["gradient_kernels"]),
+             "  covered %d (%.1f%%), excluded with a reason %d, missing %d"
+             % (t["covered"], 100.0 * t["covered"] / max(1, t["operators"]), t["excluded"],
+                t["missing"]),
+             "  %-16s %9s %8s %9s %8s" % ("family", "operators", "covered", "excluded",
+                                          "missing")]
+    for fam, c in report["families"].items():
+        lines.append("  %-16s %9d %8d %9d %8d" % (fam, c["operators"], c["covered"],
+                                                  c["excluded"], c["missing"]))
+    return lines
+
+
+def format_registry_text(report, which="missing"):
+    lines = registry_summary_lines(report)
+    rows = [(name, row) for name, row in report["operators"].items()
+            if row["status"] in _LISTED[which] or (which == "covered" and row["status"] == ALIAS)]
+    if rows:
+        width = max(len(n) for n, _ in rows)
+        lines += ["", "%s:" % which]
+        lines += [("  %-*s  %-15s  %-8s  %s" % (width, name, row["family"], row["status"],
+                                                row["detail"])).rstrip()
+                  for name, row in rows]
+    return "\n".join(lines) + "\n"
 
 
 # --- output ------------------------------------------------------------------------------------
@@ -306,16 +457,24 @@ def main(argv=None):
     parser.add_argument("--numpy", action="store_true",
                         help="also the numpy interface's operators (runs each mx.np/mx.npx "
                         "entry's small case once under the profiler)")
+    parser.add_argument("--registry", action="store_true",
+                        help="every distinct forward operator the registry holds, by family "
+                        "(public, numpy, contrib, quantized, subgraph, image, sparse, "
+                        "scalar/internal), instead of the public names")
     args = parser.parse_args(argv)
     try:
-        report = coverage()
+        numpy_report = numpy_coverage() if args.numpy else None
+        report = (registry_coverage(numpy_report=numpy_report) if args.registry
+                  else coverage())
     except ImportError as exc:
         sys.stderr.write("mxbench.coverage: mxnet does not import: %s\n" % exc)
         return 2
     if args.numpy:
-        report["numpy"] = numpy_coverage()
+        report["numpy"] = numpy_report
     if args.format == "json":
         sys.stdout.write(json.dumps(report, indent=1) + "\n")
+    elif args.registry:
+        sys.stdout.write(format_registry_text(report, args.list or "missing"))
     elif args.format == "markdown":
         sys.stdout.write(format_markdown(report, args.list or "all"))
     else:
@@ -323,7 +482,7 @@ def main(argv=None):
     if args.numpy and args.format != "json":
         sys.stdout.write("\n" + format_numpy(report["numpy"], args.list or "missing"))
     if args.fail_under is not None:
-        counts = report["counts"]
+        counts = report["total" if args.registry else "counts"]
         if counts["covered"] < args.fail_under or counts["missing"]:
             return 1
     return 0

@@ -1,0 +1,215 @@
+"""Calls for the registry-wide entries (catalogue_registry.py) that mx.nd.<name> cannot make.
+
+Kinds, named by an entry's `call`:
+  expression  a Python expression over the inputs a, b, c (`a + 2.0`, `a > b`,
+              `nd._internal._greater(a, b)`): how users reach the scalar and comparison
+              operators behind NDArray's Python operators.
+  subgraph    a hybridized Gluon block with the oneDNN (MKL-DNN) backend, the way users reach
+              the fused _sg_* operators; the fused operator must appear in the partitioned
+              graph, or the point is not what its name says.
+and, for any kind, `storage`: inputs converted to csr / row_sparse at a given density, so the
+operator's sparse kernel runs (dot, elemwise_add, retain, sparse optimizer updates, ...).
+
+Entries whose operators this release does not register, or whose build lacks a feature
+(oneDNN, int64 tensor sizes), skip with the reason. Python 3.7 syntax, no mxnet at import.
+"""
+import os
+
+import numpy as np
+
+from . import _harness as H
+
+CALL_KINDS = ("expression", "subgraph")
+# The int64 large-tensor entries allocate several GiB: only when asked for (see docs/catalogue.md), and only on builds with INT64_TENSOR_SIZE.
+LARGE_TENSOR_OPT_IN = "MXBENCH_LARGE_TENSOR"
+LARGE_TENSOR_SKIP = "int64 large-tensor entry"
+_REGISTERED = []
+
+
+def _registered_names():
+    if not _REGISTERED:
+        getter = getattr(getattr(H.mx, "operator", None), "get_all_registered_operators", None)
+        _REGISTERED.append(frozenset(getter() if getter is not None else ()))
+    return _REGISTERED[0]
+
+
+def feature_enabled(name):
+    """Whether this build has a runtime feature (mx.runtime arrived in 1.5; False before)."""
+    features = getattr(getattr(H.mx, "runtime", None), "Features", None)
+    if features is None:
+        return False
+    try:
+        return features().is_enabled(name)
+    except RuntimeError:  # a feature this release does not know
+        return False
+
+
+def _release(text):
+    return tuple(int(n) for n in text.split("."))
+
+
+def require(op):
+    """Skip (NotImplementedError) when this release cannot run the entry at all."""
+    release = H.release_tuple()
+    if op.since and release < _release(op.since):
+        raise NotImplementedError("%s arrived in mxnet %s (this is %s)"
+                                  % (op.class_name, op.since, H.mx.__version__))
+    if op.until and release >= _release(op.until):
+        raise NotImplementedError("%s was removed in mxnet %s (this is %s)"
+                                  % (op.class_name, op.until, H.mx.__version__))
+    if op.opt_in and not feature_enabled("INT64_TENSOR_SIZE"):
+        raise NotImplementedError("%s: this mxnet %s build lacks INT64_TENSOR_SIZE"
+                                  % (LARGE_TENSOR_SKIP, H.mx.__version__))
+    names = _registered_names()
+    covers = getattr(op, "covers", ())
+    if covers and names and not any(n in names for n in covers):
+        raise NotImplementedError("mxnet %s registers none of %s"
+                                  % (H.mx.__version__, ", ".join(covers)))
+    for feature in getattr(op, "features", ()):
+        wanted = feature if isinstance(feature, tuple) else (feature,)
+        if not any(feature_enabled(f) for f in wanted):
+            raise NotImplementedError("this mxnet %s build lacks %s"
+                                      % (H.mx.__version__, " / ".join(wanted)))
+    if op.opt_in and os.environ.get(op.opt_in, "") in ("", "0"):
+        raise NotImplementedError("%s: set %s=1 to run them" % (LARGE_TENSOR_SKIP, op.opt_in))
+
+
+def build_call(op, shape, dtype, ctx, case=None, overrides=None, arrays=None):
+    """The call for a registry entry (see build_operator_call, which hands these over)."""
+    require(op)
+    case = op.cases[shape] if case is None else case
+    if overrides:
+        case = case._replace(kwargs=dict(case.kwargs, **overrides))
+    if op.call == "subgraph":
+        return SubgraphCall(op, case, dtype, ctx)
+    if op.call == "expression":
+        fn = expression_function(op.expression)
+    else:
+        name = H.operator_name(op)
+        fn = H.operator_function(name)
+    if op.opt_in:  # gigabytes: filled by MXNet, without build_call's numpy copy
+        args = [H.mx.nd.ones(t.shape, ctx=ctx, dtype=t.dtype or dtype) for t in case.inputs]
+        kwargs, grads = dict(op.kwargs, **case.kwargs), []
+    else:
+        args, kwargs, grads = H.build_call(case, dtype, ctx, op.kwargs, arrays)
+    if op.call == "imperative":
+        H.check_arguments(fn, op.name, dict((k, v) for k, v in kwargs.items()
+                                            if k not in (overrides or {})))
+    storage = getattr(op, "storage", None)
+    if storage:
+        args, grads = sparse_inputs(args, grads, storage, ctx)
+    for index, stype in sorted(getattr(op, "grad_stype", {}).items()):
+        args[index].attach_grad(stype=stype)
+    return H.OperatorCall(fn, args, kwargs, grads)
+
+
+def expression_function(expression):
+    """f(a, b, ...) evaluating a catalogue expression; `nd` is mx.nd inside it."""
+    return eval("lambda a=None, b=None, c=None, d=None, e=None, f=None: " + expression,
+                {"nd": H.mx.nd})
+
+
+# --- sparse storage --------------------------------------------------------------------------
+def sparse_values(values, stype, density, rng):
+    """Zero all but a `density` share of the values: elements for csr, rows for row_sparse."""
+    if stype == "csr":
+        keep = rng.uniform(0, 1, values.shape) < density
+    elif stype == "row_sparse":
+        keep = (rng.uniform(0, 1, values.shape[0]) < density).reshape(
+            (-1,) + (1,) * (values.ndim - 1))
+    else:
+        raise ValueError("unknown storage type %r" % (stype,))
+    return values * keep
+
+
+def sparse_inputs(args, grads, storage, ctx):
+    """args with the positions in `storage` ({index: (stype, density)}) made sparse."""
+    rng = np.random.RandomState(H.SEED + 1)
+    args = list(args)
+    for index, (stype, density) in sorted(storage.items()):
+        dense = args[index]
+        values = sparse_values(dense.asnumpy(), stype, density, rng)
+        args[index] = H.mx.nd.array(values, ctx=ctx, dtype=dense.dtype).tostype(stype)
+        grads = [g for g in grads if g is not dense]
+    H.sync(args)
+    return args, grads
+
+
+# --- oneDNN subgraph fusions -----------------------------------------------------------------
+def subgraph_backend():
+    """The partitioning backend's name: MKLDNN in 1.x, ONEDNN in 2.0."""
+    if "_sg_onednn_conv" in _registered_names():
+        return "ONEDNN"
+    return "MKLDNN"
+
+
+def _conv_bn_relu(nn, channels):
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(channels, 3, padding=1, use_bias=False), nn.BatchNorm(),
+            nn.Activation("relu"))
+    return net
+
+
+def _dense_relu(nn, units):
+    return nn.Dense(units, activation="relu")
+
+
+def _self_attention(nn, heads):
+    """Multi-head self-attention scores and context from one interleaved QKV projection."""
+    class SelfAttention(nn.HybridBlock):
+        def hybrid_forward(self, F, qkv):
+            contrib = getattr(F, "contrib", None) or F.npx
+            scores = contrib.interleaved_matmul_selfatt_qk(qkv, heads=heads)
+            attention = F.softmax(scores, axis=-1) if hasattr(F, "softmax") else \
+                F.npx.softmax(scores, axis=-1)
+            return contrib.interleaved_matmul_selfatt_valatt(qkv, attention, heads=heads)
+    return SelfAttention()
+
+
+def _batch_dot(nn, _):
+    class BatchDot(nn.HybridBlock):
+        def hybrid_forward(self, F, a, b):
+            return F.batch_dot(a, b) if hasattr(F, "batch_dot") else F.npx.batch_dot(a, b)
+    return BatchDot()
+
+
+SUBGRAPH_BLOCKS = {"conv_bn_relu": _conv_bn_relu, "dense_relu": _dense_relu,
+                   "self_attention": _self_attention, "batch_dot": _batch_dot}
+
+
+class SubgraphCall(object):
+    """A hybridized block partitioned by the oneDNN backend; forward only (inference)."""
+    takes_gradients = False
+
+    def __init__(self, op, case, dtype, ctx):
+        from mxnet.gluon import nn
+        build, size = op.block
+        self.block = SUBGRAPH_BLOCKS[build](nn, size)
+        self.block.initialize(ctx=ctx)
+        self.args, _ = H.build_inputs(case._replace(inputs=tuple(
+            t._replace(grad=False) for t in case.inputs)), dtype, ctx, H.numpy_interface())
+        self.block.hybridize(backend=subgraph_backend(), static_alloc=True, static_shape=True)
+        H.sync(self.block(*self.args))  # partitions the graph
+        self.fused = fused_operators(self.block)
+        wanted = [n for n in op.covers if n in _registered_names()]
+        if not set(wanted) & self.fused:
+            message = ("the %s backend fused none of %s into this block (graph has: %s)"
+                       % (subgraph_backend(), ", ".join(wanted), ", ".join(sorted(self.fused))))
+            if H.STRICT:
+                raise AssertionError(message)
+            raise NotImplementedError(message)
+
+    def forward(self):
+        out = self.block(*self.args)
+        H.sync(out)
+        return out
+
+
+def fused_operators(block):
+    """Operator names in a hybridized block's partitioned graph."""
+    import json
+    graph = getattr(block, "_cached_graph", None)
+    if not graph:
+        return set()
+    nodes = json.loads(graph[1].tojson())["nodes"]
+    return set(node["op"] for node in nodes)
