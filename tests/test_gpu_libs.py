@@ -78,6 +78,11 @@ def test_missing_libraries_name_the_system_cuda_or_the_driver():
     assert cuda.describe_missing("mxnet-cu112==1.9.1", ["libcuda.so.1"], "11.2", "R") is None
     status, reason = cuda.describe_missing("mxnet-cu112==1.9.1", ["libfoo.so.1"], "11.2", "R")
     assert status == "broken" and "libfoo.so.1" in reason
+    # A non-CUDA library the wheel leaves out is named apart (mxnet-cu110 1.8.0 lacks OpenBLAS).
+    status, reason = cuda.describe_missing("mxnet-cu110==1.8.0", ["libopenblas.so.0",
+                                           "libcudart.so.11.0"], "11.0", None)
+    assert status == "needs system CUDA"
+    assert reason.index("libcudart.so.11.0") < reason.index("system's packages: libopenblas")
 
 
 def test_ldd_check_on_the_cpu_build_finds_nothing_missing():
