@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: bench test setup history history-py37 test-mx20
+.PHONY: bench test setup history history-py37 test-mx20 test-gpu-libs
 
 ## README command 1: tool venv, ladder, asv machine, then the newest final release and its
 ## predecessor in every default (CPU) environment. Resumable: recorded results are kept.
@@ -58,3 +58,11 @@ $(VENV_MX20)/.installed: requirements.txt
 	$(VENV_MX20)/bin/pip install -q --disable-pip-version-check -r $(VENV_MX20)/requirements.txt
 	$(VENV_MX20)/bin/pip install -q --disable-pip-version-check --no-deps --only-binary=:all: mxnet==$(MX20_RELEASE)
 	touch $@
+
+## Opt-in, not part of `make test`: the GPU builds' libraries on a machine without a GPU
+## (tests/test_gpu_libs.py): the real install step for mxnet-cu112 1.9.1, mxnet-cu117 1.9.1,
+## mxnet-cu112 1.8.0.post0 and mxnet-cu110 1.8.0, each in a throwaway venv (3-4 GB, deleted
+## after), then ldd and an import against a stand-in driver. Downloads ~4 GB of wheels once
+## (pip's cache; MXBENCH_WHEELHOUSE=DIR adds a folder of wheels). About 4 minutes a build here.
+test-gpu-libs: $(VENV)/.installed
+	MXBENCH_GPU_LIBS=all $(PY) -m pytest -q -rs tests/test_gpu_libs.py

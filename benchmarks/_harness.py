@@ -118,10 +118,44 @@ def context(device):
                 count = num_gpus()
             except Exception:
                 count = 0
+        else:
+            count = gpu_probe()
         if count < 1:
             raise NotImplementedError("no GPU visible to this MXNet build")
         return mx.gpu(0)
     raise ValueError("unknown device %r" % (device,))
+
+
+def gpu_probe():
+    """1 when an array can live on gpu(0), else 0: MXNet < 1.3 has no num_gpus()."""
+    try:
+        mx.nd.zeros((1,), ctx=mx.gpu(0)).wait_to_read()
+    except Exception:  # a CPU build, no device, no driver: MXNetError / OSError
+        return 0
+    return 1
+
+
+def device_memory_used(ctx):
+    """Bytes in use on ctx's GPU (total - free, the whole device), or None where MXNet has no
+    mx.context.gpu_memory_info (before 1.3.1)."""
+    info = getattr(mx.context, "gpu_memory_info", None)
+    if info is None:
+        return None
+    free, total = info(ctx.device_id)
+    return total - free
+
+
+def first_call_device_bytes(call, ctx):
+    """By how many bytes device memory in use rose during the first call. MXNet's pooled GPU
+    allocator keeps what the call freed, so the rise is the call's peak (outputs, workspace,
+    cuDNN/cuBLAS handles it set up)."""
+    before = device_memory_used(ctx)
+    if before is None:
+        skip("device memory needs mx.context.gpu_memory_info (MXNet >= 1.3.1)")
+    mx.nd.waitall()
+    before = device_memory_used(ctx)
+    sync(call())
+    return device_memory_used(ctx) - before
 
 
 def operator_name(op):

@@ -48,6 +48,34 @@ class MachinePeak(object):
     track_gemm_throughput.unit = "GFLOP/s"
 
 
+class DevicePeak(object):
+    """The GPU's own limits, for the GPU points (MachinePeak is the host's): a device-to-device
+    copy of 128 MiB and a float32 GEMM, both with the MXNet build under test (numpy cannot
+    reach the device). Skips where no GPU is visible."""
+    version = H.HARNESS_VERSION
+    unit = "GB/s"
+    timeout = 300
+
+    def setup(self):
+        H.require_mxnet()
+        ctx = H.context("gpu")
+        rng = H.seed_everything()
+        self.src = H.mx.nd.array(rng.standard_normal(2 ** 25), ctx=ctx, dtype="float32")
+        self.dst = H.mx.nd.zeros(self.src.shape, ctx=ctx, dtype="float32")
+        self.a = H.mx.nd.array(rng.standard_normal((4096, 4096)), ctx=ctx, dtype="float32")
+        self.b = H.mx.nd.array(rng.standard_normal((4096, 4096)), ctx=ctx, dtype="float32")
+        H.sync([self.src, self.dst, self.a, self.b])
+
+    def track_device_copy_bandwidth(self):
+        seconds = median_seconds(lambda: H.sync(self.src.copyto(self.dst)))
+        return 2 * self.src.size * 4 / seconds / 1e9  # one read + one write per element
+
+    def track_device_gemm_throughput(self):
+        seconds = median_seconds(lambda: H.sync(H.mx.nd.dot(self.a, self.b)))
+        return 2 * 4096 ** 3 / seconds / 1e9
+    track_device_gemm_throughput.unit = "GFLOP/s"
+
+
 # name -> (inputs, kwargs, bytes moved per call / flops per call as f(shapes), unit)
 F32 = 4
 MEMORY_BOUND = {

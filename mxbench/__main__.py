@@ -11,6 +11,10 @@
                                                  significant slow-down beyond --factor
     python -m mxbench compare BASE HEAD          asv compare of two recorded releases, per
                                                  flavor, on a machine that has both
+    python -m mxbench merge DIR ...              fold other machines' results directories
+                                                 (CI artifacts) into results/
+    python -m mxbench ci-matrix --device cpu     the (release, flavor) jobs of the CI matrix,
+                                                 as JSON for GitHub Actions
 
 Ctrl-C: asv stops, what finished is kept, exit 130. A results file that cannot be used is
 named and the command exits 2 without running or answering.
@@ -203,6 +207,39 @@ class GpuRowFilter(object):
         return True
 
 
+def cmd_merge(args):
+    store = args.project.store
+    for source in args.dirs:
+        merged, notes = results.merge_results_dir(store, source)
+        for machine, count in sorted(merged.items()):
+            print("%s: %s: %d result file(s) merged into %s"
+                  % (source, machine, count, store.results_dir))
+        for note in notes:
+            print("note: %s" % note)
+    return 0
+
+
+def cmd_ci_matrix(args):
+    """The (release, flavor) jobs for the CI workflow (.github/workflows/matrix.yml): every pair
+    with a wheel that runs in the default environment (Python 3.11; the 1.2.x line, which needs
+    3.7, stays with `make history-py37`), the newest release of each minor line or those named."""
+    import json
+    project = args.project
+    matrix = project.matrix
+    # CPU: the default flavors; GPU: those that need only the driver (CUDA from PyPI).
+    flavors = args.flavor or [name for name, fl in matrix.flavors.items()
+                              if fl.device == args.device and (fl.default or fl.runtime)]
+    env = matrix.default_environment()
+    jobs = []
+    for flavor in flavors:
+        releases = args.releases or project.newest_per_minor_line([flavor])
+        for release in releases:
+            if matrix.resolve(release, flavor, env.python, env.numpy).status == "ok":
+                jobs.append({"release": release, "flavor": flavor})
+    print(json.dumps({"include": jobs}))
+    return 0
+
+
 def cmd_find(args):
     from .bisect import Bisection
     return Bisection(args.project, args.benchmark, args.flavor, args.machine, args.invert,
@@ -267,6 +304,15 @@ def main(argv=None):
     find.add_argument("--factor", type=positive_factor, default=1.2,
                       help="a point moved when asv compare would flag it at this factor")
 
+    merge = sub.add_parser("merge", help="merge results directories of other machines (CI)")
+    merge.add_argument("dirs", nargs="+", metavar="DIR",
+                       help="a results directory: DIR/<machine>/*.json (+ benchmarks.json)")
+
+    ci_matrix = sub.add_parser("ci-matrix", help="the CI workflow's jobs, as JSON")
+    ci_matrix.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
+    ci_matrix.add_argument("--flavor", action="append", help="only this flavor (repeatable)")
+    ci_matrix.add_argument("releases", nargs="*", help="default: newest of each minor line")
+
     # Anything after `--` goes to asv as it is (e.g. `-- -a rounds=1 --show-stderr`).
     argv = list(sys.argv[1:] if argv is None else argv)
     asv_extra = argv[argv.index("--") + 1:] if "--" in argv else []
@@ -284,7 +330,8 @@ def main(argv=None):
             return cmd_check(args, asv_extra)
         if args.command == "compare":
             return cmd_compare(args, asv_extra)
-        return {"setup": cmd_setup, "find": cmd_find}[args.command](args)
+        return {"setup": cmd_setup, "find": cmd_find, "merge": cmd_merge,
+                "ci-matrix": cmd_ci_matrix}[args.command](args)
     except MatrixError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2

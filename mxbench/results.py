@@ -412,3 +412,47 @@ class Store(object):
             found += [os.path.join(folder, n) for n in names if TMP_MARK in n]
         return found
 
+
+
+# --- merging result directories of other machines (CI jobs) ------------------------------------
+def merge_results_dir(store, source):
+    """Fold a results directory (`<source>/<machine>/...`, as another machine or CI job wrote
+    it) into `store` with merge_result_file. Every file is validated first: a bad one is a
+    ResultsProblem and nothing is merged. Returns {machine: files merged} and a list of notes
+    (a machine.json whose hardware differs from the recorded one under that name: the recorded
+    one stays; CI names machines by runner type, and a hosted pool's CPUs vary)."""
+    incoming = Store(source)
+    if not incoming.machines():
+        raise ResultsProblem(["%s: no machine directories (expected <dir>/<machine>/*.json)"
+                              % incoming.results_dir])
+    incoming.require_valid()
+    merged, notes = {}, []
+    for machine in incoming.machines():
+        src_info = os.path.join(incoming.machine_dir(machine), MACHINE_FILE)
+        dst_info = os.path.join(store.machine_dir(machine), MACHINE_FILE)
+        if os.path.exists(src_info):
+            new = read_machine_file(src_info)
+            if not os.path.exists(dst_info):
+                copy_atomic(src_info, dst_info)
+            else:
+                old = read_machine_file(dst_info)
+                if [old.get(f) for f in HOST_FIELDS] != [new.get(f) for f in HOST_FIELDS]:
+                    notes.append("%s: hardware differs from the recorded machine.json (%s vs "
+                                 "%s); results merged under the same name"
+                                 % (machine, new.get("cpu"), old.get("cpu")))
+        files = incoming.files(machine)
+        for path in files:
+            merge_result_file(path, os.path.join(store.machine_dir(machine),
+                                                 os.path.basename(path)))
+        merged[machine] = len(files)
+    src_bench = os.path.join(incoming.results_dir, BENCHMARKS_FILE)
+    if os.path.exists(src_bench):
+        data = read_benchmarks_file(src_bench)
+        dst_bench = os.path.join(store.results_dir, BENCHMARKS_FILE)
+        if os.path.exists(dst_bench):
+            recorded = read_benchmarks_file(dst_bench)
+            recorded.update(data)  # the same suite; a newer job's description wins
+            data = recorded
+        data["version"] = _read_json(src_bench).get("version", API_VERSION)
+        write_json_atomic(dst_bench, data)
+    return merged, notes

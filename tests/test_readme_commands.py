@@ -219,6 +219,9 @@ COMMANDS = {
     "virtualenv-py3.11-numpy1.23.5-requests-MXNET_FLAVORgpu-cuda11.2": Spec(NOT_HERE, reason=GPU),
     "python -m mxbench --config asv.gpu.conf.json run 1.9.1 --flavor gpu-cuda11.2": Spec(
         NOT_HERE, reason=GPU),
+    "make test-gpu-libs": Spec(
+        NOT_HERE, reason="installs four CUDA builds with their CUDA runtime (about 4 GB of "
+        "wheels, 3-4 GB venvs): about 15 minutes; opt-in, like make test-mx20"),
     # Recording the history
     "make history": Spec(
         NOT_HERE, reason="the newest release of every minor line in both CPU flavors (17 "
