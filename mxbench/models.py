@@ -13,13 +13,14 @@ against the measured end-to-end time, each layer's share; with --base, which lay
 for the model's change between two releases.
 """
 import argparse
-import json
+import itertools
 import os
 import sys
 
 from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
+from mxbench import asvtools
 from mxbench import project as project_model
 from mxbench.results import ResultsProblem, write_json_atomic
 
@@ -75,9 +76,9 @@ def recorded(store, machine, commit, env_name):
     for key in result.get_all_result_keys():
         if not key.startswith("bench_models."):
             continue
-        values = result.get_result_value(key, result.get_result_params(key))
-        params = list(__import__("itertools").product(*result.get_result_params(key)))
-        out[key] = [(tuple(p), v) for p, v in zip(params, values)]
+        params = result.get_result_params(key)
+        values = result.get_result_value(key, params)
+        out[key] = list(zip(itertools.product(*params), values))
     return out
 
 
@@ -183,9 +184,9 @@ def print_attribution(data, base, head, labels, phase, top):
                            tablefmt="github"))
 
 
-def load_release(store, project, machine, release, flavor):
-    commit = project.commit_of(release)
-    results = recorded(store, machine, commit, project.environment(flavor))
+def load_release(project, machine, release, flavor):
+    results = recorded(project.store, machine, project.commit(release),
+                       project.environment(flavor))
     if results is None:
         raise MatrixError("no recorded result for %s %s on machine %s" % (release, flavor,
                                                                          machine))
@@ -193,11 +194,10 @@ def load_release(store, project, machine, release, flavor):
 
 
 def cmd_report(args):
-    project = project_model.Project.load(args.config)
-    store = project.store()
-    machine = args.machine or project.history_machine()
+    project = project_model.load(args.config)
+    machine = args.machine or asvtools.machine_name()
     data = M.load_data(args.data)
-    head = load_release(store, project, machine, args.release, args.flavor)
+    head = load_release(project, machine, args.release, args.flavor)
     print("# Models on MXNet %s, %s, machine %s (layer data: mxnet %s)\n"
           % (args.release, args.flavor, machine, data["mxnet"]))
     for phase in ("forward", "forward_backward"):
@@ -205,7 +205,7 @@ def cmd_report(args):
                              else "Training (forward+backward)"))
         print_models(data, head, phase, args.top)
     if args.base:
-        base = load_release(store, project, machine, args.base, args.flavor)
+        base = load_release(project, machine, args.base, args.flavor)
         print("\n## %s -> %s: which layers account for the change\n" % (args.base, args.release))
         for phase in ("forward", "forward_backward"):
             print_attribution(data, base, head, (args.base, args.release), phase, args.top)
