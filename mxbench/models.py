@@ -3,6 +3,7 @@
     python -m mxbench.models extract [-o benchmarks/model_layers.json]
     python -m mxbench.models report [--release 1.9.1] [--flavor cpu-mkldnn] [--machine M]
     python -m mxbench.models report --release 1.9.1 --base 1.5.1 [--flavor F] [--top 5]
+    python -m mxbench.models select lstm_lm [MODEL ...]    # the asv -b regex of those models
 
 extract builds each model (benchmarks/_models.py) on the installed MXNet, hybridizes it,
 traces its symbol graph, infers the shapes for each batch and writes the unique layers
@@ -13,6 +14,9 @@ against the measured end-to-end time, each layer's share; with --base, which lay
 for the model's change between two releases.
 """
 import argparse
+import contextlib
+import html
+import io
 import itertools
 import os
 import sys
@@ -193,23 +197,88 @@ def load_release(project, machine, release, flavor):
     return results
 
 
-def cmd_report(args):
-    project = project_model.load(args.config)
-    machine = args.machine or asvtools.machine_name()
-    data = M.load_data(args.data)
-    head = load_release(project, machine, args.release, args.flavor)
+def print_report(project, machine, data, release, flavor, base=None, top=5):
+    head = load_release(project, machine, release, flavor)
     print("# Models on MXNet %s, %s, machine %s (layer data: mxnet %s)\n"
-          % (args.release, args.flavor, machine, data["mxnet"]))
+          % (release, flavor, machine, data["mxnet"]))
     for phase in ("forward", "forward_backward"):
         print("\n## %s\n" % ("Inference (forward)" if phase == "forward"
-                             else "Training (forward+backward)"))
-        print_models(data, head, phase, args.top)
-    if args.base:
-        base = load_release(project, machine, args.base, args.flavor)
-        print("\n## %s -> %s: which layers account for the change\n" % (args.base, args.release))
+                              else "Training (forward+backward)"))
+        print_models(data, head, phase, top)
+    if base:
+        before = load_release(project, machine, base, flavor)
+        print("\n## %s -> %s: which layers account for the change\n" % (base, release))
         for phase in ("forward", "forward_backward"):
-            print_attribution(data, base, head, (args.base, args.release), phase, args.top)
+            print_attribution(data, before, head, (base, release), phase, top)
+
+
+def selection(data, models):
+    """The asv -b regex of some models: their end-to-end benchmarks and all their layers."""
+    names = set("Model_" + m for m in models)
+    for model in models:
+        if model not in data["models"]:
+            raise MatrixError("unknown model %r (known: %s)" % (model, ", ".join(data["models"])))
+        for entry in data["models"][model].values():
+            names.update(layer["name"] for layer in entry["layers"])
+    return r"^bench_models\.(%s)\." % "|".join(sorted(names))
+
+
+def cmd_report(args):
+    project = project_model.load(args.config)
+    print_report(project, args.machine or asvtools.machine_name(), M.load_data(args.data),
+                 args.release, args.flavor, args.base, args.top)
     return 0
+
+
+# --- the site's page ---------------------------------------------------------------------------
+SITE_PAGE = "models.html"
+
+
+def recorded_releases(project, machine, flavor):
+    """Releases, oldest first, whose result file for the flavor holds model benchmarks."""
+    from packaging.version import Version
+    env_name = project.environment(flavor)
+    found = []
+    for release, commit in project.tags.items():
+        if project.store.has(machine, commit, env_name) and recorded(
+                project.store, machine, commit, env_name):
+            found.append(release)
+    return sorted(found, key=Version)
+
+
+def write_site_page(config, html_dir, log=print):
+    """<html_dir>/models.html: the report for the newest release recorded with the model
+    benchmarks, per CPU flavor, against the one recorded before it. Returns its path."""
+    project = project_model.load(config)
+    data = M.load_data()
+    sections = []
+    for machine in project.store.machines():
+        for flavor in project.flavors:
+            try:
+                releases = recorded_releases(project, machine, flavor)
+            except MatrixError:  # a config without the default environments (variants)
+                continue
+            if not releases:
+                continue
+            text = io.StringIO()
+            with contextlib.redirect_stdout(text):
+                print_report(project, machine, data, releases[-1], flavor,
+                             releases[-2] if len(releases) > 1 else None)
+                print("\nrecorded: %s" % ", ".join(releases))
+            sections.append(text.getvalue())
+    body = "\n".join("<pre>%s</pre>" % html.escape(s) for s in sections) or \
+        "<p>No model benchmarks are recorded yet (make models).</p>"
+    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Models: layers vs end "
+            "to end</title></head><body>\n<h1>Model-derived benchmarks</h1>\n<p>Written by "
+            "<code>python -m mxbench.publish</code> (mxbench/models.py: python -m mxbench.models "
+            "report); what it shows: docs/models.md. Every layer and model is also a benchmark "
+            "of the <a href=\"index.html#?bench_models\">asv site</a> (bench_models).</p>\n"
+            "%s\n</body></html>\n" % body)
+    path = os.path.join(html_dir, SITE_PAGE)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(page)
+    log("models page: %s (%d report(s))" % (path, len(sections)))
+    return path
 
 
 def main(argv=None):
@@ -226,11 +295,16 @@ def main(argv=None):
     report.add_argument("--machine")
     report.add_argument("--data", default=M.DATA_FILE)
     report.add_argument("--top", type=int, default=5)
+    select = sub.add_parser("select", help="the asv -b regex of some models and their layers")
+    select.add_argument("models", nargs="+")
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
     try:
+        if args.command == "select":
+            print(selection(M.load_data(), args.models))
+            return 0
         return cmd_extract(args) if args.command == "extract" else cmd_report(args)
     except (MatrixError, ResultsProblem) as exc:
         print("error: %s" % exc, file=sys.stderr)
