@@ -67,7 +67,7 @@ def _value(results, bench, params):
         return None
     for point, value in entry:
         if point == params:
-            return value
+            return None if value is None or value != value else value  # NaN: skipped
     return None
 
 

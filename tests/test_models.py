@@ -160,3 +160,23 @@ def test_bench_models_imports_on_python_3_7_without_mxnet_calls():
     ast.parse(source, feature_version=(3, 7))
     ast.parse((ROOT / "benchmarks" / "_models.py").read_text(), feature_version=(3, 7))
     assert "H.mx" not in source.split("_PREPARED = {}")[1]
+
+
+def test_report_on_the_recorded_1_9_1_results(capsys):
+    """The committed history has the model benchmarks of 1.9.1 (cpu-mkldnn): every model and
+    batch has its prediction from the layers and its measured time."""
+    from mxbench import models as report
+    from mxbench import project as project_model
+    project = project_model.load(str(ROOT / "asv.conf.json"))
+    machine = "amd-epyc-2cpu-24gb"
+    assert "1.9.1" in report.recorded_releases(project, machine, "cpu-mkldnn")
+    head = report.load_release(project, machine, "1.9.1", "cpu-mkldnn")
+    data = committed()
+    for phase in ("forward", "forward_backward"):
+        rows, shares = report.model_rows(data, head, phase)
+        for model, batch, total, unique, predicted, imperative, hybridized, fused, missing in rows:
+            assert missing == 0 and predicted > 0, (model, batch, phase)
+            assert hybridized > 0 and imperative > 0, (model, batch, phase)
+    assert report.main(["report", "--release", "1.9.1", "--machine", machine]) == 0
+    out = capsys.readouterr().out
+    assert "resnet50_v1" in out and "pred/hybr" in out
