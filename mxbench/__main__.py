@@ -43,8 +43,8 @@ def cmd_setup(args):
     return 0
 
 
-# The default selection leaves out the model-derived benchmarks (bench_models: about half an
-# hour per release and flavor here); they run when named: --bench '^bench_models\.'.
+# The default selection leaves out the model-derived benchmarks (bench_models: about 25
+# minutes per release and flavor here); they run when named: --bench '^bench_models\.'.
 DEFAULT_BENCH = r"^(?!bench_models\.)"
 
 
