@@ -180,3 +180,11 @@ def test_report_on_the_recorded_1_9_1_results(capsys):
     assert report.main(["report", "--release", "1.9.1", "--machine", machine]) == 0
     out = capsys.readouterr().out
     assert "resnet50_v1" in out and "pred/hybr" in out
+
+
+def test_site_page_shows_the_newest_recorded_release_against_the_one_before(tmp_path):
+    from mxbench.models import write_site_page
+    page = Path(write_site_page(str(ROOT / "asv.conf.json"), str(tmp_path), log=lambda m: None))
+    text = page.read_text()
+    assert "Models on MXNet 1.9.1, cpu-mkldnn" in text and "resnet50_v1" in text
+    assert "1.6.0 -&gt; 1.9.1: which layers account for the change" in text
