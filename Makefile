@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: bench test setup history history-py37 test-mx20 test-gpu-libs
+.PHONY: bench test setup history history-py37 test-mx20 test-gpu-libs models
 
 ## README command 1: tool venv, ladder, asv machine, then the newest final release and its
 ## predecessor in every default (CPU) environment. Resumable: recorded results are kept.
@@ -31,6 +31,13 @@ history: setup
 	$(PY) -m mxbench run --minor-lines --flavor cpu-mkldnn
 	$(PY) -m mxbench run --minor-lines --flavor cpu-openblas
 	$(MAKE) history-py37
+
+## The model-derived benchmarks (bench_models; docs/models.md), left out of `make bench` and
+## `make history`: ~25 min per (release, flavor) here. Resumable. E.g.
+##   make models MODEL_RELEASES="1.9.1 1.5.1" RUN_ARGS="--flavor cpu-mkldnn"
+MODEL_RELEASES ?= 1.9.1
+models: setup
+	$(PY) -m mxbench run $(MODEL_RELEASES) --bench '^bench_models\.' $(RUN_ARGS)
 
 # asv makes Python 3.7 environments only with virtualenv < 20.27: a second, small tool venv.
 VENV_PY37 := .venv-py37

@@ -26,7 +26,7 @@ from mxbench.results import Store
 # GFLOP/s: higher is better, which asv continuous would call a regression).
 CHECK_VARIANT = "low-noise"
 CHECK_FACTOR = 1.3
-CHECK_BENCH = r"^(?!bench_roofline\.)"
+CHECK_BENCH = r"^(?!bench_roofline\.|bench_models\.)"
 NO_VERDICT = 2
 
 

@@ -684,6 +684,8 @@ def publish(config, html_dir, asv_extra=(), vendor_only=False, log=print, state=
         else:
             require_valid_results(config)
             run_asv_publish(config, staging, asv_extra, log=log)
+            from .models import write_site_page
+            write_site_page(config, staging, log=log)
         localize_site(staging, log=log)
         swap_in(staging, html_dir, state)
     finally:

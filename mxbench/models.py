@@ -1,0 +1,315 @@
+"""Model-derived benchmarks: the layers real networks run, and what they add up to.
+
+    python -m mxbench.models extract [-o benchmarks/model_layers.json]
+    python -m mxbench.models report [--release 1.9.1] [--flavor cpu-mkldnn] [--machine M]
+    python -m mxbench.models report --release 1.9.1 --base 1.5.1 [--flavor F] [--top 5]
+    python -m mxbench.models select lstm_lm [MODEL ...]    # the asv -b regex of those models
+
+extract builds each model (benchmarks/_models.py) on the installed MXNet, hybridizes it,
+traces its symbol graph, infers the shapes for each batch and writes the unique layers
+(operator, attributes, input shapes, dtype, count) that benchmarks/bench_models.py turns into
+asv benchmarks. report reads recorded results (mxbench.results.Store): per model and batch,
+total vs unique layers, the predicted time (sum of count x layer time, Benanza's estimate)
+against the measured end-to-end time, each layer's share; with --base, which layers account
+for the model's change between two releases.
+"""
+import argparse
+import contextlib
+import html
+import io
+import itertools
+import os
+import sys
+
+from tabulate import tabulate
+
+from env_matrix.matrix import MatrixError
+from mxbench import asvtools
+from mxbench import project as project_model
+from mxbench.results import ResultsProblem, write_json_atomic
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from benchmarks import _models as M  # noqa: E402  (imports mxnet lazily, via _harness)
+
+
+def extraction():
+    """The committed data's content on the installed MXNet (raises on a model that skips
+    there: the data is written on the release it is for)."""
+    models = {}
+    for name, batches in M.extract_all().items():
+        models[name] = {}
+        for batch, layers in batches.items():
+            if isinstance(layers, dict):
+                raise MatrixError("%s batch %s: %s" % (name, batch, layers["skip"]))
+            models[name][batch] = {"total": sum(l["count"] for l in layers),
+                                   "unique": len(layers), "layers": layers}
+    return {"mxnet": M.H.mx.__version__, "command": "python -m mxbench.models extract",
+            "models": models}
+
+
+def cmd_extract(args):
+    data = extraction()
+    write_json_atomic(args.output, data)
+    for name, batches in data["models"].items():
+        for batch, entry in batches.items():
+            print("%s batch %s: %d layers, %d unique" % (name, batch, entry["total"],
+                                                        entry["unique"]))
+    print("wrote %s (mxnet %s)" % (args.output, data["mxnet"]))
+    return 0
+
+
+# --- the report ------------------------------------------------------------------------------
+def _value(results, bench, params):
+    """The recorded median (seconds) of one parameter point, or None."""
+    entry = results.get(bench)
+    if entry is None:
+        return None
+    for point, value in entry:
+        if point == params:
+            return None if value is None or value != value else value  # NaN: skipped
+    return None
+
+
+def recorded(store, machine, commit, env_name):
+    """{benchmark name: [(params tuple, seconds or None)]} for one result file."""
+    result = store.result(machine, commit, env_name)
+    if result is None:
+        return None
+    out = {}
+    for key in result.get_all_result_keys():
+        if not key.startswith("bench_models."):
+            continue
+        params = result.get_result_params(key)
+        values = result.get_result_value(key, params)
+        out[key] = list(zip(itertools.product(*params), values))
+    return out
+
+
+def _q(text):
+    return repr(str(text))
+
+
+def model_rows(data, results, phase):
+    """Per model and batch: the prediction from its layers against its measured time.
+    phase: 'forward' (inference, every batch) or 'forward_backward' (training batches)."""
+    rows, shares = [], {}
+    for model, batches in data["models"].items():
+        spec = M.MODEL_BY_NAME[model]
+        for batch, entry in sorted(batches.items(), key=lambda kv: int(kv[0])):
+            if phase == "forward_backward" and int(batch) not in spec.training:
+                continue
+            parts, missing = [], 0
+            for layer in entry["layers"]:
+                t = _value(results, "bench_models.%s.time_%s" % (layer["name"], phase),
+                           (_q("cpu"),))
+                if t is None:
+                    missing += 1
+                else:
+                    parts.append((layer, layer["count"] * t))
+            predicted = sum(p for _, p in parts) if not missing else None
+            measured = dict((mode, _value(results, "bench_models.Model_%s.time_%s" % (model, phase),
+                                          (batch, _q(mode), _q("cpu"))))
+                            for mode in M.MODES)
+            rows.append([model, batch, entry["total"], entry["unique"], predicted,
+                         measured["imperative"], measured["hybridized"], measured["fused"],
+                         missing])
+            shares[(model, batch)] = parts
+    return rows, shares
+
+
+def _ms(value):
+    return "" if value is None else "%.2f" % (value * 1e3)
+
+
+def _ratio(a, b):
+    return "" if a is None or b is None or not b else "%.2f" % (a / b)
+
+
+def print_models(data, results, phase, top):
+    rows, shares = model_rows(data, results, phase)
+    table = [[m, b, t, u, _ms(p), _ms(i), _ms(h), _ms(f), _ratio(p, h), _ratio(p, i),
+              missing or ""] for m, b, t, u, p, i, h, f, missing in rows]
+    print(tabulate(table, headers=["model", "batch", "layers", "unique", "predicted ms",
+                                   "imperative ms", "hybridized ms", "fused ms",
+                                   "pred/hybr", "pred/imper", "layers not measured"],
+                   tablefmt="github"))
+    for (model, batch), parts in shares.items():
+        total = sum(p for _, p in parts)
+        if not total:
+            continue
+        print("\n%s batch %s, %s: the %d largest of %d unique layers" % (
+            model, batch, phase, min(top, len(parts)), len(parts)))
+        parts = sorted(parts, key=lambda lp: -lp[1])[:top]
+        print(tabulate([[l["name"], l["count"], _ms(p / l["count"]), _ms(p),
+                         "%.1f%%" % (100.0 * p / total)] for l, p in parts],
+                       headers=["layer", "count", "ms each", "ms total", "share"],
+                       tablefmt="github"))
+
+
+def attribution(data, base, head, phase, model, batch):
+    """(model change in seconds, [(layer, count x (head - base) seconds)] largest first) from
+    the layer benchmarks measured on both releases."""
+    entry = data["models"][model][batch]
+    measured = [_value(r, "bench_models.Model_%s.time_%s" % (model, phase),
+                       (batch, _q("hybridized"), _q("cpu"))) for r in (base, head)]
+    deltas = []
+    for layer in entry["layers"]:
+        name = "bench_models.%s.time_%s" % (layer["name"], phase)
+        before, after = _value(base, name, (_q("cpu"),)), _value(head, name, (_q("cpu"),))
+        if before is not None and after is not None:
+            deltas.append((layer, layer["count"] * (after - before)))
+    deltas.sort(key=lambda ld: -abs(ld[1]))
+    return measured, deltas
+
+
+def print_attribution(data, base, head, labels, phase, top):
+    for model, batches in data["models"].items():
+        spec = M.MODEL_BY_NAME[model]
+        for batch in sorted(batches, key=int):
+            if phase == "forward_backward" and int(batch) not in spec.training:
+                continue
+            (before, after), deltas = attribution(data, base, head, phase, model, batch)
+            predicted = sum(d for _, d in deltas)
+            if before is None or after is None or not deltas:
+                print("\n%s batch %s, %s: not measured on both releases" % (model, batch, phase))
+                continue
+            print("\n%s batch %s, %s: %s -> %s hybridized %s -> %s ms (x%.2f); the layers "
+                  "predict %+.2f ms of the %+.2f ms change" % (
+                      model, batch, phase, labels[0], labels[1], _ms(before), _ms(after),
+                      after / before, predicted * 1e3, (after - before) * 1e3))
+            shown, explained = [], 0.0
+            for layer, delta in deltas[:top]:
+                explained += delta
+                shown.append([layer["name"], layer["count"], "%+.2f" % (delta * 1e3),
+                              "%.0f%%" % (100.0 * explained / predicted) if predicted else ""])
+            print(tabulate(shown, headers=["layer", "count", "count x change ms",
+                                           "cumulative share of the layers' change"],
+                           tablefmt="github"))
+
+
+def load_release(project, machine, release, flavor):
+    results = recorded(project.store, machine, project.commit(release),
+                       project.environment(flavor))
+    if results is None:
+        raise MatrixError("no recorded result for %s %s on machine %s" % (release, flavor,
+                                                                         machine))
+    return results
+
+
+def print_report(project, machine, data, release, flavor, base=None, top=5):
+    head = load_release(project, machine, release, flavor)
+    print("# Models on MXNet %s, %s, machine %s (layer data: mxnet %s)\n"
+          % (release, flavor, machine, data["mxnet"]))
+    for phase in ("forward", "forward_backward"):
+        print("\n## %s\n" % ("Inference (forward)" if phase == "forward"
+                              else "Training (forward+backward)"))
+        print_models(data, head, phase, top)
+    if base:
+        before = load_release(project, machine, base, flavor)
+        print("\n## %s -> %s: which layers account for the change\n" % (base, release))
+        for phase in ("forward", "forward_backward"):
+            print_attribution(data, before, head, (base, release), phase, top)
+
+
+def selection(data, models):
+    """The asv -b regex of some models: their end-to-end benchmarks and all their layers."""
+    names = set("Model_" + m for m in models)
+    for model in models:
+        if model not in data["models"]:
+            raise MatrixError("unknown model %r (known: %s)" % (model, ", ".join(data["models"])))
+        for entry in data["models"][model].values():
+            names.update(layer["name"] for layer in entry["layers"])
+    return r"^bench_models\.(%s)\." % "|".join(sorted(names))
+
+
+def cmd_report(args):
+    project = project_model.load(args.config)
+    print_report(project, args.machine or asvtools.machine_name(), M.load_data(args.data),
+                 args.release, args.flavor, args.base, args.top)
+    return 0
+
+
+# --- the site's page ---------------------------------------------------------------------------
+SITE_PAGE = "models.html"
+
+
+def recorded_releases(project, machine, flavor):
+    """Releases, oldest first, whose result file for the flavor holds model benchmarks."""
+    from packaging.version import Version
+    env_name = project.environment(flavor)
+    found = []
+    for release, commit in project.tags.items():
+        if project.store.has(machine, commit, env_name) and recorded(
+                project.store, machine, commit, env_name):
+            found.append(release)
+    return sorted(found, key=Version)
+
+
+def write_site_page(config, html_dir, log=print):
+    """<html_dir>/models.html: the report for the newest release recorded with the model
+    benchmarks, per CPU flavor, against the one recorded before it. Returns its path."""
+    project = project_model.load(config)
+    data = M.load_data()
+    sections = []
+    for machine in project.store.machines():
+        for flavor in project.flavors:
+            try:
+                releases = recorded_releases(project, machine, flavor)
+            except MatrixError:  # a config without the default environments (variants)
+                continue
+            if not releases:
+                continue
+            text = io.StringIO()
+            with contextlib.redirect_stdout(text):
+                print_report(project, machine, data, releases[-1], flavor,
+                             releases[-2] if len(releases) > 1 else None)
+                print("\nrecorded: %s" % ", ".join(releases))
+            sections.append(text.getvalue())
+    body = "\n".join("<pre>%s</pre>" % html.escape(s) for s in sections) or \
+        "<p>No model benchmarks are recorded yet (make models).</p>"
+    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Models: layers vs end "
+            "to end</title></head><body>\n<h1>Model-derived benchmarks</h1>\n<p>Written by "
+            "<code>python -m mxbench.publish</code> (mxbench/models.py: python -m mxbench.models "
+            "report); what it shows: docs/models.md. Every layer and model is also a benchmark "
+            "of the <a href=\"index.html#?bench_models\">asv site</a> (bench_models).</p>\n"
+            "%s\n</body></html>\n" % body)
+    path = os.path.join(html_dir, SITE_PAGE)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(page)
+    log("models page: %s (%d report(s))" % (path, len(sections)))
+    return path
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m mxbench.models", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command")
+    extract = sub.add_parser("extract", help="write the models' unique layers (installed MXNet)")
+    extract.add_argument("-o", "--output", default=M.DATA_FILE)
+    report = sub.add_parser("report", help="predicted vs measured; attribution between releases")
+    report.add_argument("--config", default=project_model.DEFAULT_CONFIG)
+    report.add_argument("--release", default="1.9.1")
+    report.add_argument("--base", help="a second release: which layers explain the change")
+    report.add_argument("--flavor", default="cpu-mkldnn")
+    report.add_argument("--machine")
+    report.add_argument("--data", default=M.DATA_FILE)
+    report.add_argument("--top", type=int, default=5)
+    select = sub.add_parser("select", help="the asv -b regex of some models and their layers")
+    select.add_argument("models", nargs="+")
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        if args.command == "select":
+            print(selection(M.load_data(), args.models))
+            return 0
+        return cmd_extract(args) if args.command == "extract" else cmd_report(args)
+    except (MatrixError, ResultsProblem) as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
