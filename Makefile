@@ -9,9 +9,13 @@ PY := $(VENV)/bin/python
 ## predecessor in every default (CPU) environment. Resumable: recorded results are kept.
 ## RUN_ARGS (optional) is appended to `mxbench run`, e.g. a benchmark selection:
 ##   make bench RUN_ARGS="--bench '^bench_operators\.dot\.' -- -a rounds=1"
+## SELECTION: short (mxbench's default: every benchmark, a few points each) or long (the full
+## grid): make bench SELECTION=long (docs/measurement.md has the cost of each).
 RUN_ARGS ?=
+SELECTION ?=
+SELECT := $(if $(SELECTION),--selection $(SELECTION))
 bench: setup
-	$(PY) -m mxbench run $(RUN_ARGS)
+	$(PY) -m mxbench run $(SELECT) $(RUN_ARGS)
 
 ## README command 2: the test suite (real asv, real wheels, a few minutes).
 test: $(VENV)/.installed
@@ -28,8 +32,8 @@ $(VENV)/.installed: requirements.txt
 ## The rest of the history: the newest final release of every minor line, per CPU flavor, then the
 ## 1.2.x line, which imports only on Python 3.7. Resumable (recorded results are kept).
 history: setup
-	$(PY) -m mxbench run --minor-lines --flavor cpu-mkldnn
-	$(PY) -m mxbench run --minor-lines --flavor cpu-openblas
+	$(PY) -m mxbench run --minor-lines --flavor cpu-mkldnn $(SELECT)
+	$(PY) -m mxbench run --minor-lines --flavor cpu-openblas $(SELECT)
 	$(MAKE) history-py37
 
 ## The model-derived benchmarks (bench_models; docs/models.md), left out of `make bench` and
@@ -39,15 +43,16 @@ MODEL_RELEASES ?= 1.9.1
 models: setup
 	$(PY) -m mxbench run $(MODEL_RELEASES) --bench '^bench_models\.' $(RUN_ARGS)
 
-# asv makes Python 3.7 environments only with virtualenv < 20.27: a second, small tool venv.
+# asv makes Python 3.7 environments only with virtualenv < 20.27: a second, small tool venv
+# (numpy: mxbench imports the suite's modules to select its points).
 VENV_PY37 := .venv-py37
 PYTHON37_BIN ?= $(shell pyenv prefix 3.7 2>/dev/null)/bin
 history-py37: setup $(VENV_PY37)/.installed
-	PATH="$(PYTHON37_BIN):$$PATH" $(VENV_PY37)/bin/python -m mxbench --config asv.py37.conf.json run 1.2.1.post1
+	PATH="$(PYTHON37_BIN):$$PATH" $(VENV_PY37)/bin/python -m mxbench --config asv.py37.conf.json run 1.2.1.post1 $(SELECT)
 
 $(VENV_PY37)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV_PY37)
-	grep -E '^(asv|asv_runner|packaging|tabulate)==' requirements.txt > $(VENV_PY37)/requirements.txt
+	grep -E '^(asv|asv_runner|packaging|tabulate|numpy)==' requirements.txt > $(VENV_PY37)/requirements.txt
 	$(VENV_PY37)/bin/pip install -q --disable-pip-version-check -r $(VENV_PY37)/requirements.txt virtualenv==20.26.6
 	touch $@
 

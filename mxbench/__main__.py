@@ -24,6 +24,7 @@ python -m mxbench.export, python -m mxbench.adhoc.
 """
 import argparse
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -36,6 +37,7 @@ from . import check as change_check
 from . import project as project_model
 from .changes import positive_factor
 from . import results
+from . import selection as point_selection
 from .results import ResultsProblem
 
 
@@ -78,36 +80,66 @@ def cmd_run(args, asv_extra):
     variants = args.variant or project.variants
     # One asv run per set of releases that have a build: an environment is never run on a
     # release it has no wheel for (its benchmarks could only skip, minutes for nothing).
-    runs = {}
+    runs, devices = {}, {}
     for flavor in flavors:
         built = tuple(project.built_releases(flavor, releases))
         envs = [project.environment(flavor, variant) for variant in variants]
         if built:
             runs.setdefault(built, []).extend(envs)
+            devices.setdefault(built, set()).add(project.matrix.flavor(flavor).device)
         else:
             print("%s: no build of %s here: not run" % (flavor, ", ".join(releases)), flush=True)
     code = 0
     for built, envs in runs.items():
-        code = max(code, run_releases(project, machine, built, envs, args, asv_extra))
+        code = max(code, run_releases(project, machine, built, envs, args, asv_extra,
+                                      sorted(devices[built])))
     print_summary(project, machine, releases, flavors, variants)
     return code
 
 
-def run_releases(project, machine, releases, envs, args, asv_extra):
-    """One `asv run` (recorded through the results store) of these releases in these
-    environments."""
+def selection_of(args):
+    """--selection, else long within an explicit --bench (the regex is the choice), else
+    short."""
+    return args.selection or ("long" if args.bench else point_selection.DEFAULT_SELECTION)
+
+
+def run_releases(project, machine, releases, envs, args, asv_extra, devices):
+    """`asv run` (recorded through the results store) of these releases in these
+    environments: the selection's points that are not measured yet (all with --rerun).
+    Releases that need the same points share one run."""
+    project.store.require_valid(machine, [project.commit(r) for r in releases])
+    selection = selection_of(args)
+    benchmarks = point_selection.discover()
+    groups = {}
+    for release in releases:
+        names = point_selection.to_measure(
+            benchmarks, selection, devices, project.store, machine, project.commit(release),
+            envs, rerun=args.rerun)
+        names = [n for n in names if re.search(args.bench or DEFAULT_BENCH, n)]
+        groups.setdefault(tuple(names), []).append(release)
+    code = 0
+    for names, group in groups.items():
+        print("%s selection, %s: %d point(s) to measure" % (selection, ", ".join(group),
+                                                            len(names)), flush=True)
+        if names:
+            code = max(code, record_points(project, machine, group, envs, names, args,
+                                           asv_extra))
+    return code
+
+
+def record_points(project, machine, releases, envs, names, args, asv_extra):
     commits = [project.commit(r) for r in releases]
     # HASHFILE: exactly these commits, whatever their order on the ladder.
     with tempfile.NamedTemporaryFile("w", suffix=".hashes", delete=False) as fh:
         fh.write("\n".join(commits) + "\n")
         hashfile = fh.name
+    # The points are chosen above (resuming: what is measured is not redone, what failed
+    # is tried again), so asv runs exactly them.
     asv_args = ["HASHFILE:%s" % hashfile, "--record-samples"]
-    if not args.rerun:
-        # resumable: what is measured is not redone; what failed is tried again
-        asv_args.append("--skip-existing-successful")
     for env in envs:
         asv_args += ["-E", env]
-    asv_args += ["-b", args.bench or DEFAULT_BENCH]
+    for regex in point_selection.names_regexes(list(names)):
+        asv_args += ["-b", regex]
     if args.quick:
         asv_args += ["--quick"]
     try:
@@ -133,8 +165,8 @@ def print_summary(project, machine, releases, flavors, variants):
                                       project.environment(flavor, variant))
                 label = "" if len(variants) == 1 else variant + ": "
                 if os.path.exists(path):
-                    cells.append(label + "%(measured)d measured, %(failed)d failed, "
-                                 "%(skipped)d skipped" % results.point_counts(path))
+                    cells.append(label + "%(measured)d measured, %(failed)d failed, %(skipped)d "
+                                 "n/a (skipped or not run)" % results.point_counts(path))
                 else:
                     cells.append(label + "not recorded")
             row.append("; ".join(cells))
@@ -154,9 +186,13 @@ def print_summary(project, machine, releases, flavors, variants):
 
 
 def cmd_check(args, asv_extra):
+    # the default points: the short selection, but for the roofline rates; an explicit -b
+    # picks from the whole grid unless --selection says otherwise
+    selection = selection_of(args)
     return change_check.run_check(args.project, args.base, args.head, args.flavor,
-                                  args.variant, args.factor, args.bench, args.machine,
-                                  asv_extra, confirm=not args.no_second_pass)
+                                  args.variant, args.factor, args.bench or change_check.CHECK_BENCH,
+                                  args.machine, asv_extra, confirm=not args.no_second_pass,
+                                  selection=selection)
 
 
 def compare_machine(project, requested, commits, env_name):
@@ -274,6 +310,9 @@ def main(argv=None):
     run.add_argument("--flavor", action="append", help="only this flavor (repeatable)")
     run.add_argument("--variant", action="append",
                      help="only this A/B variant (repeatable; with --config asv.variants.conf.json)")
+    run.add_argument("--selection", choices=point_selection.SELECTIONS,
+                     help="short: every benchmark, a few points each (the default); long: "
+                          "every point (the default within an explicit --bench)")
     run.add_argument("--bench", "-b", help="asv benchmark regex (default: all but bench_models)")
     run.add_argument("--quick", action="store_true", help="one sample each (smoke run)")
     run.add_argument("--rerun", action="store_true", help="measure again what is recorded")
@@ -286,7 +325,9 @@ def main(argv=None):
                        help="how MXNet runs (env_matrix/variants.json; default: %(default)s)")
     check.add_argument("--factor", type=positive_factor, default=change_check.CHECK_FACTOR,
                        help="slow-down that fails the check (default: %(default)s)")
-    check.add_argument("--bench", "-b", default=change_check.CHECK_BENCH,
+    check.add_argument("--selection", choices=point_selection.SELECTIONS,
+                       help="short (the default) or long; with --bench: long")
+    check.add_argument("--bench", "-b",
                        help="asv benchmark regex (default: all but the roofline rates)")
     check.add_argument("--no-second-pass", action="store_true",
                        help="fail on the first pass's flags (no re-measurement)")

@@ -160,7 +160,9 @@ def run_asv(args, config=DEFAULT_CONFIG, env=None, cwd=ROOT, keep_line=None):
     terminal sends it to both; a signal to mxbench alone is passed on), mxbench waits for
     asv to exit and raises Interrupted. keep_line(line) -> bool filters asv's stdout."""
     cmd = [asv_executable(), "--config", str(config)] + list(args)
-    print("$ " + " ".join(cmd), flush=True)
+    # a selection's -b regexes can be thousands of characters: shown abbreviated
+    shown = [a if len(a) <= 200 else "%s...(%d characters)" % (a[:80], len(a)) for a in cmd]
+    print("$ " + " ".join(shown), flush=True)
     full_env = dict(os.environ)
     full_env.update(env or {})
     proc = subprocess.Popen(cmd, cwd=cwd, env=full_env, stderr=subprocess.PIPE,

@@ -18,6 +18,7 @@ import re
 
 from env_matrix.matrix import MatrixError
 from mxbench import asvtools
+from mxbench import selection as point_selection
 from mxbench.results import Store
 
 # The gating check's defaults (docs/check.md): the variant whose A/A pairs are quietest;
@@ -56,8 +57,18 @@ def points_regex(names):
     return "^(%s)$" % "|".join(re.escape(n) for n in names)
 
 
+def check_regexes(project, flavor, selection, bench):
+    """asv -b regexes for the points of the selection (on the flavor's device) that `bench`
+    matches."""
+    device = project.matrix.flavor(flavor).device
+    names = [point_selection.point_name(b, p) for b in point_selection.discover()
+             for p in point_selection.selected_points(b, selection, [device])]
+    names = [n for n in names if re.search(bench, n)]
+    return point_selection.names_regexes(names) or [point_selection.NOTHING]
+
+
 def run_check(project, base_release, head_release, flavor, variant, factor, bench,
-              machine=None, asv_extra=(), confirm=True):
+              machine=None, asv_extra=(), confirm=True, selection="long"):
     if base_release == head_release:  # asv would measure once and compare it with itself
         raise MatrixError("BASE and HEAD are both %s; for an A/A comparison run the release "
                           "twice and use python -m mxbench.changes aa" % base_release)
@@ -78,23 +89,25 @@ def run_check(project, base_release, head_release, flavor, variant, factor, benc
         project.config, os.path.join(project.work_dir, "check.conf.json"),
         results_dir=store.results_dir)
 
-    def continuous(regex):
+    def continuous(regexes):
+        selected = [arg for regex in regexes for arg in ("-b", regex)]
         return asvtools.run_asv(["continuous", "--factor", str(factor), "--machine", machine,
-                                 "-E", env_name, "--split", "-b", regex] + list(asv_extra)
+                                 "-E", env_name, "--split"] + selected + list(asv_extra)
                                 + [base, head], config=check_config, cwd=project.base)
 
-    code = continuous(bench)
+    code = continuous(check_regexes(project, flavor, selection, bench))
     compared = compared_points(store, machine, base, head, env_name, factor)
     if not compared:  # asv says "No benchmarks selected" and exits 1: that is no regression
         print("check %s -> %s, %s, %s: NO VERDICT: no benchmark point was measured on both "
-              "releases (-b %s selects nothing, or every point failed or skipped) (exit %d)"
-              % (base_release, head_release, flavor, variant, bench, NO_VERDICT))
+              "releases (-b %s in the %s selection selects nothing, or every point failed or "
+              "skipped) (exit %d)"
+              % (base_release, head_release, flavor, variant, bench, selection, NO_VERDICT))
         return NO_VERDICT
     regressed = [c.name for c in compared if c.verdict == "slower"]
     if code == 1 and confirm and regressed:
         print("second pass: measuring again the %d flagged point(s): %s"
               % (len(regressed), ", ".join(regressed)), flush=True)
-        code = continuous(points_regex(regressed))
+        code = continuous([points_regex(regressed)])
         if code == 0:
             print("not confirmed: the second pass flags none of them", flush=True)
     verdict = {0: "no significant slow-down beyond %.2fx (%d points compared)"

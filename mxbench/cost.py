@@ -4,7 +4,9 @@
 
 asv stores, for every benchmark of a result file, the wall time it took to run (all its
 parameter points, all rounds); the per-environment total plus the environment's install
-time is the cost of one (release, flavor) run.
+time is the cost of one (release, flavor) run. Beside it: the points measured, and how much
+of that time the recorded samples of the timings are (the operator calls themselves; the
+rest is processes, setup, warm-up and asv).
 """
 import argparse
 import sys
@@ -15,7 +17,7 @@ from tabulate import tabulate
 from env_matrix.matrix import MatrixError
 from mxbench import asvtools
 from mxbench import project as project_model
-from mxbench.results import ResultFileError
+from mxbench.results import ResultFileError, measured
 
 
 def durations(store, machine, commit, env_name):
@@ -34,6 +36,23 @@ def durations(store, machine, commit, env_name):
     return per, build
 
 
+def timed_share(store, machine, commit, env_name, per):
+    """(measured points, seconds of operator calls in the recorded samples: sum of samples
+    x number over the time_ benchmarks) of one result file."""
+    result = store.result(machine, commit, env_name)
+    points, timed = 0, 0.0
+    for key in per:
+        params = result.get_result_params(key)
+        values = result.get_result_value(key, params)
+        points += sum(1 for v in values if measured(v))
+        if key.rsplit(".", 1)[-1].startswith("time_"):
+            samples = result.get_result_samples(key, params)
+            stats = result.get_result_stats(key, params)
+            timed += sum(sum(s) * st["number"] for s, st in zip(samples, stats)
+                         if s and st and st.get("number"))
+    return points, timed
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mxbench.cost", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -50,9 +69,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         project = project_model.load(args.config, args.results).for_variants([args.variant])
-        per, build = durations(project.store, args.machine or asvtools.machine_name(),
-                               project.commit(args.release),
-                               project.environment(args.flavor, args.variant))
+        where = (project.store, args.machine or asvtools.machine_name(),
+                 project.commit(args.release), project.environment(args.flavor, args.variant))
+        per, build = durations(*where)
+        points, timed = timed_share(*where, per)
     except (MatrixError, ResultFileError) as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
@@ -65,6 +85,9 @@ def main(argv=None):
     label = args.flavor if args.variant == "default" else "%s/%s" % (args.flavor, args.variant)
     print("%s %s: %d benchmarks, %.0f s benchmarking + %.0f s install = %.1f min"
           % (args.release, label, len(per), total, build, (total + build) / 60))
+    print("%d points measured, %.3f s a point; operator calls in the recorded samples: %.0f s "
+          "(%.0f %% of the benchmarking)" % (points, total / max(points, 1), timed,
+                                             100 * timed / max(total, 1e-9)))
     print()
     print(tabulate(sorted(by_module.items(), key=lambda kv: -kv[1]),
                    headers=["module", "seconds"], floatfmt=".0f"))

@@ -170,6 +170,10 @@ COMMANDS = {
         % (SELECTION, QUICK)),
     r"python -m mxbench run 1.9.1 --bench 'bench_operators\.dot\.' -- -a rounds=1": Spec(
         AS_WRITTEN, lane=ENV_LANE, check=run_summary),
+    "python -m mxbench run 1.9.1 --flavor cpu-mkldnn --selection long": Spec(
+        REDUCED, lane=ENV_LANE, check=run_summary,
+        run="python -m mxbench run 1.9.1 --flavor cpu-mkldnn --selection long --bench '%s' -- %s"
+        % (SELECTION, QUICK)),
     "python -m mxbench compare 1.8.0.post0 1.9.1 --only-changed": Spec(
         AS_WRITTEN, check=contains("cpu-mkldnn: results of machine")),
     "python -m mxbench compare 1.8.0.post0 1.9.1 --flavor cpu-mkldnn": Spec(

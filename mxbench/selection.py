@@ -1,0 +1,196 @@
+"""Short and long selections of the suite's parameter points (asv -b regexes).
+
+    long   every parameter point of every benchmark (the full grid), on demand
+    short  every benchmark, a few points each: what `make bench`, `make history` and
+           `mxbench check` run
+
+The short points of a parameterized class follow one rule over its parameter axes, so every
+catalogue entry (and every future one) gets them without being listed:
+
+    shape   'medium' when the class has it (a real kernel, the quietest A/A figures), else
+            its first shape
+    device  every device the run's flavors have (a CPU flavor's GPU points only skip)
+    other   the first value (the first dtype, the first Gluon mode, ...)
+
+A class may declare its own: `short_params = {"mode": [...], ...}` replaces the rule's
+values on the axes it names, and `short = False` leaves the class out of the short
+selection. A class without parameters is short as a whole. The device rule applies to the
+long selection too: a GPU point on a CPU flavor is recorded as a skip (NaN) either way.
+
+Selecting points (asv's -b matches `name(param, ...)`) leaves the benchmark classes and
+their `params` as they are, so a short run and a long run of the same release write the
+same benchmark versions and parameter grids: a short run's unselected points are NaN, like
+skips, and the results store keeps the points a long run measured (results.merge_rows).
+"""
+import importlib
+import inspect
+import itertools
+import os
+import pkgutil
+import re
+
+SELECTIONS = ("short", "long")
+DEFAULT_SELECTION = "short"
+SHORT_SHAPE = "medium"
+BENCHMARK_PREFIXES = ("time_", "timeraw_", "track_", "peakmem_", "mem_")
+# asv compiles every -b into a regex and tries each on each point's name: keep each one short
+# enough for the command line (a single argument may hold 128 KiB on Linux).
+NAMES_PER_REGEX = 200
+NOTHING = "^$(?!)"  # a -b that selects no benchmark
+
+
+class Benchmark(object):
+    """One asv benchmark as asv names it: module.Class.method, its parameter axes and
+    values (as asv writes them: repr), and the class's declared version (or None)."""
+
+    def __init__(self, name, cls, param_names, params):
+        self.name = name
+        self.cls = cls
+        self.param_names = list(param_names)
+        self.params = [list(axis) for axis in params]
+        self.version = getattr(cls, "version", None)
+
+    def points(self, values=None):
+        """The parameter points (tuples of repr strings), all or those within `values`
+        (one list of allowed repr strings per axis)."""
+        axes = values if values is not None else self.params
+        return list(itertools.product(*axes))
+
+
+def discover(package="benchmarks"):
+    """Every benchmark of the suite, by importing its modules (they import no MXNet)."""
+    from env_matrix.matrix import MatrixError
+    try:
+        pkg = importlib.import_module(package)
+        modules = [importlib.import_module("%s.%s" % (package, info.name))
+                   for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name)
+                   if not info.name.startswith("_")]
+    except ImportError as exc:
+        raise MatrixError("cannot import the benchmark suite to select its points: %s" % exc)
+    found = []
+    for module in modules:
+        short_name = module.__name__.rsplit(".", 1)[-1]
+        for attr, cls in sorted(vars(module).items()):
+            if not inspect.isclass(cls) or attr.startswith("_"):
+                continue
+            params = getattr(cls, "params", [])
+            if params and not isinstance(params[0], (list, tuple)):
+                params = [params]  # asv: a flat list is one axis
+            names = (getattr(cls, "param_names", None)
+                     or ["param%d" % (i + 1) for i in range(len(params))])
+            for method in sorted(dir(cls)):
+                if method.startswith(BENCHMARK_PREFIXES) and callable(getattr(cls, method)):
+                    found.append(Benchmark("%s.%s.%s" % (short_name, cls.__name__, method), cls,
+                                           names, [[repr(v) for v in axis] for axis in params]))
+    return found
+
+
+def short_values(benchmark):
+    """Per axis, the values (repr) of the short points; None when the class is long-only."""
+    if getattr(benchmark.cls, "short", True) is False:
+        return None
+    declared = getattr(benchmark.cls, "short_params", {}) or {}
+    values = []
+    for name, axis in zip(benchmark.param_names, benchmark.params):
+        if name in declared:
+            values.append([repr(v) for v in declared[name]])
+        elif name == "device":
+            values.append(list(axis))
+        elif name == "shape" and repr(SHORT_SHAPE) in axis:
+            values.append([repr(SHORT_SHAPE)])
+        else:
+            values.append(axis[:1])
+    return values
+
+
+def selected_points(benchmark, selection, devices=None):
+    """The benchmark's points in this selection (tuples of repr strings), restricted to
+    these devices when the class has a device axis; [()] for a class without parameters."""
+    if selection not in SELECTIONS:
+        raise ValueError("selection %r is not one of %s" % (selection, ", ".join(SELECTIONS)))
+    values = benchmark.params if selection == "long" else short_values(benchmark)
+    if values is None:
+        return []
+    if devices is not None and "device" in benchmark.param_names:
+        i = benchmark.param_names.index("device")
+        values = list(values)
+        values[i] = [v for v in values[i] if v in [repr(d) for d in devices]]
+    return benchmark.points(values)
+
+
+def point_name(benchmark, point):
+    return "%s(%s)" % (benchmark.name, ", ".join(point)) if point else benchmark.name
+
+
+def _alternation(names):
+    return "|".join(re.escape(n) for n in names)
+
+
+def regexes(benchmarks, selection, devices=None):
+    """asv -b regexes (any may match) for exactly the selection's points of these
+    benchmarks; [] when that is every point of every benchmark (no -b needed)."""
+    names, everything = [], True
+    for benchmark in benchmarks:
+        points = selected_points(benchmark, selection, devices)
+        everything = everything and len(points) == len(benchmark.points())
+        names.extend(point_name(benchmark, p) for p in points)
+    if everything:
+        return []
+    return names_regexes(names) or [NOTHING]
+
+
+def narrowed(patterns, user_regex):
+    """The patterns, each also required to match the user's -b (asv takes any of them)."""
+    if not user_regex:
+        return list(patterns)
+    if not patterns:
+        return [user_regex]
+    return ["(?=.*?(?:%s))%s" % (user_regex, p) for p in patterns]
+
+
+def count_points(benchmarks, selection, devices=None):
+    return sum(len(selected_points(b, selection, devices)) for b in benchmarks)
+
+
+def recorded(store, machine, commit, env_name):
+    """{point name: measured value} of one result file, only the rows whose benchmark
+    version is known (so a version bump is measured again)."""
+    from asv.commands.compare import unroll_result
+    from mxbench.results import measured
+    result = store.result(machine, commit, env_name)
+    if result is None:
+        return {}, {}
+    out = {}
+    for key in result.get_all_result_keys():
+        params = result.get_result_params(key)
+        for name, value in unroll_result(key, params, result.get_result_value(key, params)):
+            if measured(value):
+                out[name] = value
+    return out, dict(result.benchmark_version)
+
+
+def to_measure(benchmarks, selection, devices, store, machine, commit, env_names, rerun=False):
+    """The selection's point names that a run of `commit` must measure in these
+    environments: the ones not measured yet (never run, failed, or skipped: a skip costs
+    a fork, and may have been a failure's reason that is gone) under the benchmark's
+    current version; every one with rerun."""
+    wanted = [(b, point_name(b, p)) for b in benchmarks
+              for p in selected_points(b, selection, devices)]
+    if rerun:
+        return [name for _, name in wanted]
+    files = [recorded(store, machine, commit, env) for env in env_names]
+    missing = []
+    for benchmark, name in wanted:
+        for values, versions in files:
+            stale = (benchmark.version is not None
+                     and versions.get(benchmark.name) != str(benchmark.version))
+            if stale or name not in values:
+                missing.append(name)
+                break
+    return missing
+
+
+def names_regexes(names):
+    """asv -b regexes for exactly these point names."""
+    return ["^(%s)$" % _alternation(names[i:i + NAMES_PER_REGEX])
+            for i in range(0, len(names), NAMES_PER_REGEX)]

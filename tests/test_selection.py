@@ -1,0 +1,102 @@
+"""The short and long selections (mxbench/selection.py): the rule, asv's own selection of the
+regexes, and a short run followed by a long one of the same release (real asv)."""
+import json
+import math
+from types import SimpleNamespace
+
+from asv.benchmarks import Benchmarks
+
+from benchmarks.catalogue import OPERATORS
+from mxbench import selection as S
+
+SUITE = S.discover()
+
+
+def names(benchmarks, selection, devices):
+    return set(S.point_name(b, p) for b in benchmarks
+               for p in S.selected_points(b, selection, devices))
+
+
+def asv_selects(regexes, benchmarks):
+    """The point names asv's own -b rule (asv.benchmarks.Benchmarks) runs for these regexes."""
+    conf = SimpleNamespace(benchmark_dir="benchmarks")
+    found = Benchmarks(conf, [{"name": b.name, "params": b.params} for b in benchmarks], regexes)
+    chosen = set()
+    for b in benchmarks:
+        if b.name not in found:
+            continue
+        selected = found.benchmark_selection[b.name]
+        points = b.points()
+        chosen.update(S.point_name(b, points[i]) for i in (selected if b.params else [0]))
+    return chosen
+
+
+def test_every_benchmark_has_short_points_within_the_grid():
+    for b in SUITE:
+        short, everything = S.selected_points(b, "short"), b.points()
+        assert short and set(short) <= set(everything), b.name
+    assert len(names(SUITE, "short", ["cpu"])) < len(names(SUITE, "long", ["cpu"])) / 2
+
+
+def test_an_operator_entry_is_short_on_one_shape_and_its_first_dtype():
+    by_name = dict((b.name, b) for b in SUITE)
+    for op in OPERATORS:
+        case = "medium" if "medium" in op.cases else next(iter(op.cases))
+        b = by_name["bench_operators.%s.time_forward" % op.class_name]
+        assert S.selected_points(b, "short", ["cpu"]) == [(repr(case), repr(op.dtypes[0]),
+                                                           "'cpu'")]
+        assert S.selected_points(b, "short", ["cpu", "gpu"])[1][2] == "'gpu'"
+
+
+def test_asv_runs_exactly_the_selected_points():
+    for selection, devices in (("short", ["cpu"]), ("long", ["cpu"]), ("short", ["gpu"])):
+        regexes = S.regexes(SUITE, selection, devices)
+        assert regexes and asv_selects(regexes, SUITE) == names(SUITE, selection, devices)
+    assert S.regexes(SUITE, "long", ["cpu", "gpu"]) == []  # no -b: asv runs everything
+
+
+def test_a_class_declares_its_own_short_points_or_none():
+    class Blocks(object):
+        params = [["small", "medium"], ["float32", "float16"], ["imperative", "hybridized"]]
+        param_names = ["shape", "dtype", "mode"]
+        short_params = {"mode": ["imperative", "hybridized"]}
+
+    class Rates(Blocks):
+        short = False
+
+    blocks = S.Benchmark("m.Blocks.time_x", Blocks, Blocks.param_names,
+                         [[repr(v) for v in axis] for axis in Blocks.params])
+    assert S.selected_points(blocks, "short") == [("'medium'", "'float32'", "'imperative'"),
+                                                  ("'medium'", "'float32'", "'hybridized'")]
+    rates = S.Benchmark("m.Rates.track_x", Rates, Rates.param_names, blocks.params)
+    assert S.selected_points(rates, "short") == [] and len(S.selected_points(rates, "long")) == 8
+
+
+def recorded(path, benchmark):
+    data = json.loads(path.read_text())
+    row = dict(zip(data["result_columns"], data["results"][benchmark]))
+    return dict(zip(S.Benchmark(benchmark, object, [], row["params"]).points(), row["result"]))
+
+
+def test_a_long_run_after_a_short_one_measures_the_rest_and_keeps_what_was_measured(asv_e2e):
+    """short, short again (nothing to run), then long: the short point keeps its value and
+    every other CPU point is measured; the GPU points are not run on a CPU flavor."""
+    from conftest import E2E_ATTRS
+    bench = r"^bench_operators\.BatchNorm\.time_forward\("
+    run = lambda *args: asv_e2e.mxbench("run", "1.9.1", "--flavor", "cpu-mkldnn", "--bench",
+                                        bench, *args, "--", *E2E_ATTRS)
+    path = asv_e2e.result_file("1.9.1", "cpu-mkldnn")
+    short = run("--selection", "short")
+    assert short.returncode == 0 and "short selection, 1.9.1: 1 point(s)" in short.stdout, \
+        short.stdout[-3000:]
+    first = recorded(path, "bench_operators.BatchNorm.time_forward")
+    point = ("'medium'", "'float32'", "'cpu'")
+    assert [p for p, v in first.items() if not math.isnan(v)] == [point]
+    again = run("--selection", "short")
+    assert "1.9.1: 0 point(s) to measure" in again.stdout and "$ " not in again.stdout
+    full = run()  # an explicit --bench: the long selection within it
+    assert full.returncode == 0 and "long selection, 1.9.1: 3 point(s)" in full.stdout
+    after = recorded(path, "bench_operators.BatchNorm.time_forward")
+    assert after[point] == first[point]
+    for p, v in after.items():
+        assert math.isnan(v) == (p[2] == "'gpu'"), (p, v)
