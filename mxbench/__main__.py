@@ -22,12 +22,24 @@ named and the command exits 2 without running or answering.
 Other tools: python -m env_matrix (release x flavor table), python -m mxbench.coverage,
 python -m mxbench.export, python -m mxbench.adhoc.
 """
-import argparse
-import os
-import re
 import signal
 import sys
-import tempfile
+
+
+def _interrupted_while_starting(signum, frame):
+    # Ctrl-C or SIGTERM during the imports below: nothing has run, so nothing to keep.
+    sys.stderr.write("interrupted: while starting, before anything ran\n")
+    sys.exit(130 if signum == signal.SIGINT else 143)
+
+
+if __name__ == "__main__":  # run as a command, not imported (by a test)
+    signal.signal(signal.SIGINT, _interrupted_while_starting)
+    signal.signal(signal.SIGTERM, _interrupted_while_starting)
+
+import argparse  # noqa: E402  (after the handlers: an interrupt here is one line too)
+import os  # noqa: E402
+import re  # noqa: E402
+import tempfile  # noqa: E402
 
 from tabulate import tabulate
 from env_matrix.matrix import MatrixError
@@ -365,6 +377,7 @@ def main(argv=None):
     if asv_extra and args.command not in ("run", "check", "compare"):
         parser.error("asv arguments after -- are for `run`, `check` and `compare` only")
     chosen = getattr(args, "variant", None) or []
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # KeyboardInterrupt from here on
     signal.signal(signal.SIGTERM, terminate)  # like Ctrl-C: one line, exit 143, nothing lost
     try:
         args.project = project_model.load(args.config, args.results).for_variants(
