@@ -313,6 +313,9 @@ def _values(tensor, dtype, rng):
         values = rng.uniform(low, high, shape)
         values[rng.uniform(0, 1, shape) < 0.1] = np.nan
         return values
+    if fill == "sorted":  # uniform(low, high), increasing along the last axis (grids)
+        low, high = _bounds(tensor, -1.0, 1.0)
+        return np.sort(rng.uniform(low, high, shape), axis=-1)
     if fill == "affine":  # (N, 6) affine transforms near the identity
         # Shrink a little and perturb within +-0.03, so every sampling point stays inside the
         # image (|x'| <= 0.93 + 0.03 + 0.03): mxnet 1.0's SpatialTransformer backward
@@ -419,6 +422,11 @@ def build_call(case, dtype, ctx, extra_kwargs=None, arrays=None, numpy_arrays=Fa
         kwargs[key] = build_tensor(merged[key], dtype, ctx, rng, numpy_arrays)
         if merged[key].grad:
             grads.append(kwargs[key])
+    # A tuple of Tensors is a tuple of arrays (x[rows, cols]: a tuple of index arrays).
+    for key in sorted(k for k, v in merged.items() if not isinstance(v, Tensor)
+                      and isinstance(v, tuple) and v and all(isinstance(t, Tensor) for t in v)):
+        kwargs[key] = tuple(build_tensor(t, dtype, ctx, rng, numpy_arrays)
+                            for t in merged[key])
 
     def resolve(value):
         if isinstance(value, list):
@@ -797,6 +805,8 @@ NUMPY_SINCE = (1, 6, 0)
 NUMPY_SEQUENCE_FUNCTIONS = ("concatenate", "stack", "column_stack", "dstack", "hstack", "vstack")
 # Arguments a function takes positionally before its arrays (einsum(subscripts, *operands)).
 NUMPY_LEADING_ARGUMENTS = {"einsum": "subscripts"}
+# Arguments MXNet 2.0 renamed (the array API's names): passed under the name the release takes.
+NUMPY_RENAMED_ARGUMENTS = (("ctx", "device"), ("rcond", "rtol"))
 _DEFAULT_NUMPY_MODE = []  # the release's (is_np_shape, is_np_array), read before changing it
 
 
@@ -846,6 +856,8 @@ def _parameters(fn):
 def build_numpy_call(op, case, dtype, ctx, overrides=None, arrays=None):
     """An np/npx entry's call: mx.np arrays from the same seeded values as the mx.nd path,
     numpy semantics on, and gradients through autograd as for mx.nd."""
+    from ._harness_registry import check_release
+    check_release(op)  # MXNet 2.0's new functions: a skip with the reason before 2.0
     fn = numpy_function(op)
     from .catalogue_np import KNOWN_CRASHES
     crash = KNOWN_CRASHES.get(op.class_name)
@@ -855,8 +867,10 @@ def build_numpy_call(op, case, dtype, ctx, overrides=None, arrays=None):
     numpy_semantics(True)
     args, kwargs, grads = build_call(case, dtype, ctx, op.kwargs, arrays, numpy_arrays=True)
     accepted = _parameters(fn)
-    if accepted is not None and "ctx" in kwargs and "ctx" not in accepted and "device" in accepted:
-        kwargs["device"] = kwargs.pop("ctx")  # MXNet 2.0 renamed ctx to device
+    for old_name, new_name in NUMPY_RENAMED_ARGUMENTS:
+        if accepted is not None and old_name in kwargs and old_name not in accepted \
+                and new_name in accepted:
+            kwargs[new_name] = kwargs.pop(old_name)
     if accepted is not None:
         unknown = sorted(k for k in _entry_arguments(kwargs, overrides or {})
                          if k not in accepted)

@@ -48,15 +48,22 @@ def _release(text):
     return tuple(int(n) for n in text.split("."))
 
 
+def check_release(op):
+    """Skip an entry of some releases only (`since` / `until`, also on catalogue_np's
+    entries) elsewhere, with the reason."""
+    release = H.release_tuple()
+    since, until = getattr(op, "since", None), getattr(op, "until", None)
+    if since and release < _release(since):
+        raise NotImplementedError("%s arrived in mxnet %s (this is %s)"
+                                  % (op.class_name, since, H.mx.__version__))
+    if until and release >= _release(until):
+        raise NotImplementedError("%s was removed in mxnet %s (this is %s)"
+                                  % (op.class_name, until, H.mx.__version__))
+
+
 def require(op):
     """Skip (NotImplementedError) when this release cannot run the entry at all."""
-    release = H.release_tuple()
-    if op.since and release < _release(op.since):
-        raise NotImplementedError("%s arrived in mxnet %s (this is %s)"
-                                  % (op.class_name, op.since, H.mx.__version__))
-    if op.until and release >= _release(op.until):
-        raise NotImplementedError("%s was removed in mxnet %s (this is %s)"
-                                  % (op.class_name, op.until, H.mx.__version__))
+    check_release(op)
     if op.opt_in and not feature_enabled("INT64_TENSOR_SIZE"):
         raise NotImplementedError("%s: this mxnet %s build lacks INT64_TENSOR_SIZE"
                                   % (LARGE_TENSOR_SKIP, H.mx.__version__))
@@ -154,23 +161,40 @@ def _dense_relu(nn, units):
     return nn.Dense(units, activation="relu")
 
 
+def _function_block(nn, fn):
+    """A HybridBlock computing fn(ops, contrib, *inputs): Gluon 1.x's hybrid_forward with
+    (F, F.contrib); Gluon 2 refuses hybrid_forward, so there forward with (mx.npx, mx.npx)."""
+    if hasattr(nn.HybridBlock, "hybrid_forward"):
+        class Block(nn.HybridBlock):
+            def hybrid_forward(self, F, *inputs):
+                return fn(F, F.contrib, *inputs)
+    else:
+        class Block(nn.HybridBlock):
+            def forward(self, *inputs):
+                return fn(H.mx.npx, H.mx.npx, *inputs)
+    return Block()
+
+
 def _self_attention(nn, heads):
-    """Multi-head self-attention scores and context from one interleaved QKV projection."""
-    class SelfAttention(nn.HybridBlock):
-        def hybrid_forward(self, F, qkv):
-            contrib = getattr(F, "contrib", None) or F.npx
-            scores = contrib.interleaved_matmul_selfatt_qk(qkv, heads=heads)
-            attention = F.softmax(scores, axis=-1) if hasattr(F, "softmax") else \
-                F.npx.softmax(scores, axis=-1)
-            return contrib.interleaved_matmul_selfatt_valatt(qkv, attention, heads=heads)
-    return SelfAttention()
+    """Multi-head self-attention scores and context from one QKV projection: 1.x's interleaved
+    operators; MXNet 2.0's oneDNN pass fuses instead the split / reshape / swapaxes / batch_dot
+    pattern (its transformer pass: the scores become _sg_onednn_selfatt_qk)."""
+    def attend(ops, contrib, qkv):
+        scores = contrib.interleaved_matmul_selfatt_qk(qkv, heads=heads)
+        attention = ops.softmax(scores, axis=-1)
+        return contrib.interleaved_matmul_selfatt_valatt(qkv, attention, heads=heads)
+
+    def attend_2_0(npx, _, qkv):
+        q, k, v = [npx.reshape(part, (-2, -2, heads, -1)).swapaxes(1, 2)
+                   for part in H.mx.np.split(qkv, 3, axis=-1)]
+        attention = npx.softmax(npx.batch_dot(q, k, transpose_b=True), axis=-1)
+        return npx.reshape(npx.batch_dot(attention, v).swapaxes(1, 2), (-2, -2, -1))
+    return _function_block(nn, attend if hasattr(nn.HybridBlock, "hybrid_forward")
+                           else attend_2_0)
 
 
 def _batch_dot(nn, _):
-    class BatchDot(nn.HybridBlock):
-        def hybrid_forward(self, F, a, b):
-            return F.batch_dot(a, b) if hasattr(F, "batch_dot") else F.npx.batch_dot(a, b)
-    return BatchDot()
+    return _function_block(nn, lambda ops, contrib, a, b: ops.batch_dot(a, b))
 
 
 SUBGRAPH_BLOCKS = {"conv_bn_relu": _conv_bn_relu, "dense_relu": _dense_relu,
@@ -188,7 +212,15 @@ class SubgraphCall(object):
         self.block.initialize(ctx=ctx)
         self.args, _ = H.build_inputs(case._replace(inputs=tuple(
             t._replace(grad=False) for t in case.inputs)), dtype, ctx, H.numpy_interface())
-        self.block.hybridize(backend=subgraph_backend(), static_alloc=True, static_shape=True)
+        accepted = H._parameters(self.block.hybridize)  # None: it takes **kwargs
+        if accepted is None or "backend" in accepted:
+            self.block.hybridize(backend=subgraph_backend(), static_alloc=True,
+                                 static_shape=True)
+        else:  # MXNet 2.0: partitioning moved to optimize_for (after a first, imperative
+            # call: Dense infers its input size from it)
+            H.sync(self.block(*self.args))
+            self.block.optimize_for(*self.args, backend=subgraph_backend(), static_alloc=True,
+                                    static_shape=True)
         H.sync(self.block(*self.args))  # partitions the graph
         self.fused = fused_operators(self.block)
         wanted = [n for n in op.covers if n in _registered_names()]

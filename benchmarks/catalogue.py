@@ -42,7 +42,7 @@ DTYPES = ("float16", "float32", "float64", "int8", "uint8", "int32", "int64", "b
 #   (rows sum to 1); sparse (90% zeros); with_nan (uniform, 10% NaN); affine ((N, 6) transforms
 #   near the identity); rois ((R, 5) boxes, high = (batches, height, width)).
 FILLS = ("normal", "uniform", "positive", "ones", "zeros", "index", "spd", "tril", "simplex",
-         "sparse", "with_nan", "affine", "rois")
+         "sparse", "with_nan", "affine", "rois", "sorted")
 # dtype: None = the benchmark's dtype; a string pins it (e.g. indices as int64)
 # grad: whether backward computes a gradient for this input (default: not for index-like fills)
 Tensor = namedtuple("Tensor", "shape fill dtype high grad low")

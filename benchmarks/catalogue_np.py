@@ -32,8 +32,12 @@ _NEAR_ONE = {"fill": "uniform", "low": 0.9, "high": 1.1}
 INT32 = ("int32",)
 
 
-def np_entry(name, category, cases, call="np", **kw):
-    return Operator(name, category, cases, call=call, **kw)
+def np_entry(name, category, cases, call="np", since=None, **kw):
+    """since: the first release with the function's own operator ('2.0'): a skip before it,
+    with the reason (as catalogue_registry's since/until)."""
+    entry = Operator(name, category, cases, call=call, **kw)
+    entry.since = since
+    return entry
 
 
 def paired(nd_name, name=None, call="np", kwargs=None, **kw):
@@ -394,7 +398,9 @@ LINALG = [
     np_entry("linalg.eigvals", "linalg", square("spd", medium=128), backward=False),
     np_entry("linalg.eigvalsh", "linalg", square("spd", medium=128), backward=False),
     np_entry("linalg.pinv", "linalg", square(medium=128), backward=False,
-             note="rcond a python scalar: _npi_pinv_scalar_rcond"),
+             kwargs={"rcond": 1e-15},
+             note="rcond a python scalar (1.x's default, given: 2.0.0b1's default rtol=None "
+                  "segfaults): _npi_pinv_scalar_rcond"),
     np_entry("linalg.pinv", "linalg",
              [(n, case(T(s, s), T(fill="positive", low=1e-6, high=1e-5)))
               for n, s in [("small", 16), ("medium", 128)]], backward=False, variant="tensor",
@@ -490,8 +496,169 @@ def multibox(name):
 DETECTION = [np_entry(name, "detection", multibox(name), call="npx", backward=False)
              for name in ("multibox_prior", "multibox_detection", "multibox_target")]
 
+# --- MXNet 2.0's own numpy functions ----------------------------------------------------------
+# Functions whose operators arrived in 2.0 (in 1.x mx.np lacked them, or its interp, lstsq,
+# matrix_rank, qr and rollaxis were NumPy's own functions run on the host: no MXNet operator).
+# since="2.0": a skip before 2.0, with the reason.
+_2_0 = "2.0"
+_SHIFT = {"fill": "index", "low": 0, "high": 8, "dtype": "int32"}
+
+
+def new_in_2_0(name, category, cases, **kw):
+    return np_entry(name, category, cases, since=_2_0, **kw)
+
+
+NEW_IN_2_0 = [  # tensor (op) tensor, broadcasting as _BINARY
+    new_in_2_0(name, "binary-broadcast", broadcast_pair(SM, lhs, rhs), backward=backward,
+               dtypes=dtypes)
+    for name, lhs, rhs, backward, dtypes in [
+        ("fmax", {}, {}, True, FLOAT32), ("fmin", {}, {}, True, FLOAT32),
+        ("fmod", {}, {"fill": "positive", "low": 0.5}, True, FLOAT32),
+        ("floor_divide", {}, {"fill": "positive", "low": 0.5}, False, FLOAT32),
+        ("logaddexp", {}, {}, True, FLOAT32),
+        ("gcd", _INT, _INT, False, INT32),
+        ("logical_and", _BOOL, _BOOL, False, FLOAT32),
+        ("logical_or", _BOOL, _BOOL, False, FLOAT32),
+        ("logical_xor", _BOOL, _BOOL, False, FLOAT32),
+        ("bitwise_left_shift", _INT, _SHIFT, False, INT32),
+        ("bitwise_right_shift", _INT, _SHIFT, False, INT32),
+    ]]
+for _name, _fill, _scalar, _backward, _reverse, _dtypes in [  # the *_scalar operators
+        ("fmax", {}, 0.5, True, False, FLOAT32), ("fmin", {}, 0.5, True, False, FLOAT32),
+        ("fmod", _POS, 0.5, True, True, FLOAT32),
+        ("floor_divide", _POS, 0.5, False, True, FLOAT32),
+        ("logaddexp", {}, 0.5, True, False, FLOAT32),
+        ("gcd", _INT, 6, False, False, INT32),
+        ("logical_and", _BOOL, 1.0, False, False, FLOAT32),
+        ("logical_or", _BOOL, 1.0, False, False, FLOAT32),
+        ("logical_xor", _BOOL, 1.0, False, False, FLOAT32),
+        ("bitwise_left_shift", _SHIFT, 2, False, True, INT32),
+        ("bitwise_right_shift", _SHIFT, 2, False, True, INT32)]:
+    NEW_IN_2_0.append(new_in_2_0(_name, "binary-scalar", scalar_cases(_fill, scalar=_scalar),
+                                 backward=_backward, variant="scalar", dtypes=_dtypes))
+    if _reverse:
+        NEW_IN_2_0.append(new_in_2_0(_name, "binary-scalar",
+                                     scalar_cases(_fill, scalar=_scalar, reverse=True),
+                                     backward=_backward, variant="rscalar", dtypes=_dtypes,
+                                     note="scalar first: the reflected operator"))
+_INDEX_ROWS = [("small", 16, 16, 8), ("medium", 1024, 1024, 256)]  # (a rows, cols, indexed)
+NEW_IN_2_0 += [
+    new_in_2_0("cross", "misc", [("small", case(T(256, 3), T(256, 3))),
+                                 ("medium", case(T(262144, 3), T(262144, 3)))],
+               note="rows of 3-vectors"),
+    new_in_2_0("kron", "gemm", [("small", case(T(4, 4), T(4, 4))),
+                                ("medium", case(T(32, 32), T(32, 32)))],
+               note="a (16, 16) / (1024, 1024) result"),
+    new_in_2_0("interp", "misc",
+               [(n, case(T(size, fill="uniform"), T(points, fill="sorted"), T(points)))
+                for n, size, points in [("small", 256, 16), ("medium", 1048576, 1024)]],
+               backward=False, note="x, increasing xp, fp"),
+    new_in_2_0("fill_diagonal", "indexing", one_input(classes=SM), kwargs={"val": 0.5},
+               backward=False, note="in place"),
+    new_in_2_0("triu", "shape", one_input(classes=SM)),
+    new_in_2_0("rollaxis", "shape", [(n, case(T(*s), axis=2)) for n, s in _3D]),
+    # On the current device: 2.0.0b1's tri takes a device only as a string (a Device object is
+    # a TypeError), tril_indices takes none.
+    new_in_2_0("tri", "creation", [("small", case(N=16, dtype=DTYPE)),
+                                   ("medium", case(N=1024, dtype=DTYPE))], backward=False),
+    new_in_2_0("tril_indices", "creation", [("small", case(n=16)), ("medium", case(n=1024))],
+               backward=False),
+    new_in_2_0("random.laplace", "random", sampled(loc=0.0, scale=1.0), backward=False),
+    new_in_2_0("linalg.qr", "linalg", square(medium=256)),
+    new_in_2_0("linalg.lstsq", "linalg",
+               [("small", case(T(32, 16), T(32, 4), rcond=None)),
+                ("medium", case(T(512, 256), T(512, 64), rcond=None))], backward=False,
+               note="least squares of an overdetermined system"),
+    new_in_2_0("linalg.matrix_rank", "linalg", square(medium=256), backward=False,
+               note="default tolerance: _npi_matrix_rank_none_tol"),
+    new_in_2_0("linalg.matrix_rank", "linalg",
+               [(n, case(T(s, s), rtol=T(fill="positive", low=1e-4, high=1e-3)))
+                for n, s in [("small", 16), ("medium", 256)]], backward=False,
+               variant="tol", note="a 0-d tolerance tensor: _npi_matrix_rank"),
+    new_in_2_0("ndarray.__getitem__", "indexing",
+               [(n, case(T(rows, cols), key=(T(k, fill="index", high=rows, dtype="int32"),
+                                            T(k, fill="index", high=cols, dtype="int32"))))
+                for n, rows, cols, k in _INDEX_ROWS], variant="advanced_multiple",
+               backward=False, note="x[rows, cols]: _npi_advanced_indexing_multiple"),
+]
+for _name in ("index_add", "index_update"):
+    NEW_IN_2_0.append(new_in_2_0(
+        _name, "indexing",
+        [(n, case(T(rows, cols), T(1, k, fill="index", high=rows, dtype="int32"), T(k, cols)))
+         for n, rows, cols, k in _INDEX_ROWS], call="npx",
+        note="k rows of a, by index (repeats possible)"))
+
+
+def deformable(modulated=False):
+    """NCHW data, per-position kernel offsets (and masks), OIHW weight; kernel 3, pad 1."""
+    out = []
+    for n, (batch, channels, side, filters) in [("small", (1, 4, 8, 8)),
+                                                ("medium", (8, 32, 28, 64))]:
+        inputs = [T(batch, channels, side, side),
+                  T(batch, 18, side, side, fill="uniform", low=-0.5, high=0.5)]
+        if modulated:
+            inputs.append(T(batch, 9, side, side, fill="uniform", low=0.0, high=1.0))
+        inputs += [T(filters, channels, 3, 3), T(filters)]
+        out.append((n, case(*inputs, kernel=(3, 3), pad=(1, 1), num_filter=filters)))
+    return out
+
+
+NEW_IN_2_0 += [
+    new_in_2_0("deformable_convolution", "nn", deformable(), call="npx",
+               note="as contrib.DeformableConvolution (1.x)"),
+    new_in_2_0("modulated_deformable_convolution", "nn", deformable(modulated=True),
+               call="npx", backward=False,
+               note="a CPU kernel from 2.0 (1.x's contrib one was GPU only); its backward is "
+                    "still GPU only in 2.0.0b1 ('only implemented in GPU')"),
+]
+
+
+# Control flow: npx.foreach / while_loop / cond trace their Python bodies into subgraphs and
+# run them as one operator (_npx_foreach, ...), per call. Small bodies: the operator's cost.
+def _foreach_body(data, state):
+    return data * 2.0, state + data
+
+
+def _while_condition(state):
+    return state.sum() > -1e30  # always true: max_iterations ends the loop
+
+
+def _while_body(state):
+    return state * 0.5, state + 1.0
+
+
+def _cond_predicate(a):
+    return a.sum() > 0
+
+
+def _cond_then(a):
+    return a * 2.0
+
+
+def _cond_else(a):
+    return a - 1.0
+
+
+_STEPS = [("small", (16, 16)), ("medium", (64, 1024))]  # (steps, width) and 64 steps of 1024
+CONTROL_FLOW = [
+    new_in_2_0("foreach", "control-flow",
+               [(n, case(body=_foreach_body, data=T(*s), init_states=T(s[1])))
+                for n, s in _STEPS], call="npx", backward=False,
+               note="one step per row: out = 2 x, state += x"),
+    new_in_2_0("while_loop", "control-flow",
+               [(n, case(cond=_while_condition, func=_while_body, loop_vars=T(s[1]),
+                         max_iterations=s[0])) for n, s in _STEPS], call="npx",
+               backward=False, note="rows-many steps of state * 0.5, state + 1"),
+    new_in_2_0("cond", "control-flow",
+               [(n, case(pred=_cond_predicate, then_func=_cond_then, else_func=_cond_else,
+                         inputs=T(*s)))
+                for n, s in [("small", (16, 16)), ("medium", (1024, 1024))]], call="npx",
+               backward=False, note="sum > 0 ? 2 x : x - 1"),
+]
+
 NUMPY_OPERATORS = (UNARY + BINARY + GEMM + REDUCTIONS + INDEXING + SHAPE + JOIN_SPLIT
-                   + CREATION + RANDOM + LINALG + NN + IMAGE + DETECTION)
+                   + CREATION + RANDOM + LINALG + NN + IMAGE + DETECTION + NEW_IN_2_0
+                   + CONTROL_FLOW)
 
 # Registered _np*/_npi*/_npx* operators with no entry, and why (mxbench/coverage.py).
 NUMPY_EXCLUDED = {
@@ -503,17 +670,33 @@ NUMPY_EXCLUDED = {
                    "mx.np.dsplit runs _split_v2 (np_dsplit)",
     "_npi_rnn_param_concat": "internal: Gluon's RNN layers pack their parameters with it; "
                              "no mx.np/mx.npx function",
+    # MXNet 2.0.0b1
+    "_npi_advanced_indexing": "only the symbolic numpy interface (mx.sym.np, x[index array]) "
+                              "runs it in 2.0; mx.np's x[index array] runs gather_nd "
+                              "(npx_gather_nd) and x[rows, cols] "
+                              "_npi_advanced_indexing_multiple (np_ndarray_getitem_advanced_"
+                              "multiple)",
+    "_np_reshape": "registered in 2.0 but no function runs it: mx.np.reshape and "
+                   "ndarray.reshape run _npx_reshape (np_reshape, npx_reshape)",
+    "_npi_normal_n": "registered in 2.0 but no function runs it: npx.random.normal_n runs "
+                     "_npi_normal with a batch shape (npx_random_normal_n)",
+    "_npi_uniform_n": "registered in 2.0 but no function runs it: npx.random.uniform_n runs "
+                      "_npi_uniform with a batch shape (npx_random_uniform_n)",
 }
 
 # Registered operators an entry runs that MXNet's profiler does not list under their own
 # name (it lists the engine's copy instead): class name -> operators.
 PROFILER_UNSEEN = {
     "np_ndarray_copyto": ("_npi_copyto",),
+    # 2.0's npx control flow calls _api_internal.foreach / while_loop / cond, which invoke the
+    # registered _npx_* operator; the profiler lists only the operators of its subgraph.
+    "npx_foreach": ("_npx_foreach",),
+    "npx_while_loop": ("_npx_while_loop",),
+    "npx_cond": ("_npx_cond",),
 }
 
 # Entries whose call kills the process (segfault) on a release: skipped there with the reason.
 # class name -> (first release affected, what happens)
-KNOWN_CRASHES = {
-    "np_linalg_pinv": ((2, 0, 0), "mx.np.linalg.pinv segfaults (2.0.0b1, CPU)"),
-    "np_linalg_pinv_tensor": ((2, 0, 0), "mx.np.linalg.pinv segfaults (2.0.0b1, CPU)"),
-}
+# (2.0.0b1's mx.np.linalg.pinv segfaults only with its default rtol=None: np_linalg_pinv
+# passes rcond, renamed rtol there.)
+KNOWN_CRASHES = {}

@@ -391,7 +391,7 @@ QUANTIZED = [
                [int8(*_F), const(64, value=1.0), const(64, value=0.0), const(64, value=0.0),
                 const(64, value=1.0)] + _RANGE, min_calib_range=-2.0, max_calib_range=2.0),
     RegistryOperator("quantized_reshape", "quantized",
-                     [("medium", case(int8(*_F), *_RANGE, newshape=(32, -1)))],
+                     [("medium", case(int8(*_F), *_RANGE, shape=(32, -1)))],
                      ["quantized_reshape"], dtypes=("int8",), since="2.0", features=_ONEDNN),
     RegistryOperator("quantized_transpose", "quantized",
                      [("medium", case(int8(*_F), *_RANGE, axes=(0, 2, 3, 1)))],
@@ -417,7 +417,9 @@ SUBGRAPH = [
                      [p % f for f in ("selfatt_qk", "selfatt_valatt") for p in _SG],
                      call="subgraph", block=("self_attention", 8), features=_ONEDNN,
                      note="interleaved_matmul_selfatt_qk -> softmax -> ..._valatt, hybridized "
-                     "with the MKLDNN/ONEDNN backend: _sg_mkldnn_selfatt_qk and _valatt"),
+                     "with the MKLDNN backend: _sg_mkldnn_selfatt_qk and _valatt; on 2.0 "
+                     "split/reshape/swapaxes/batch_dot (axis 0 read as the batch), which "
+                     "ONEDNN fuses to _sg_onednn_selfatt_qk"),
     _subgraph("batch_dot", ("batch_dot", None), [T(64, 128, 64), T(64, 64, 128)], "batch_dot",
               since="2.0"),
 ]

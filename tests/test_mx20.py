@@ -66,8 +66,9 @@ def test_smoke_on_mxnet_2(mx20_python):
 
 
 def test_every_registered_operator_of_mxnet_2_is_covered_or_excluded(mx20_python):
-    """`python -m mxbench.coverage --registry` on 2.0.0b1: no family but the numpy interface
-    (catalogue_np's entries, merged separately) has a missing operator."""
+    """`python -m mxbench.coverage --registry` on 2.0.0b1: every distinct forward operator,
+    the numpy interface's included (profiled per entry), is covered or excluded with a reason,
+    and at least 80 % are covered (627 of 678 when written)."""
     import json
     proc = subprocess.run([mx20_python, "-m", "mxbench.coverage", "--registry", "--format",
                            "json"], cwd=str(ROOT), stdout=subprocess.PIPE,
@@ -76,5 +77,7 @@ def test_every_registered_operator_of_mxnet_2_is_covered_or_excluded(mx20_python
     report = json.loads(proc.stdout)
     assert report["mxnet"].startswith("2.")
     missing = [(name, row["family"]) for name, row in report["operators"].items()
-               if row["status"] == "missing" and row["family"] != "numpy"]
+               if row["status"] == "missing"]
     assert not missing, missing
+    total = report["total"]
+    assert total["covered"] >= 0.8 * total["operators"], total
