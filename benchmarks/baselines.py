@@ -146,11 +146,20 @@ def adapter(framework):
 
 
 # --- named translations: fn(F, *inputs, **kwargs); F is the framework adapter -----------------
+TRANSLATIONS = {}  # "x.<name>" in the table
+
+
+def translation(fn):
+    TRANSLATIONS[fn.__name__.lstrip("_")] = fn
+    return fn
+
+@translation
 def _softmax(F, x, axis=-1):
     e = F.lib.exp(x - F.max(x, axis, True))
     return e / F.sum(e, axis, True)
 
 
+@translation
 def _depth_to_space(F, x, block_size):
     n, c, h, w = x.shape
     b = block_size  # MXNet's order is DCR: depth splits as (b, b, c / b^2)
@@ -158,6 +167,7 @@ def _depth_to_space(F, x, block_size):
     return F.reshape(y, (n, c // (b * b), h * b, w * b))
 
 
+@translation
 def _space_to_depth(F, x, block_size):
     n, c, h, w = x.shape
     b = block_size
@@ -165,34 +175,41 @@ def _space_to_depth(F, x, block_size):
     return F.reshape(y, (n, c * b * b, h // b, w // b))
 
 
+@translation
 def _slice(F, x, begin, end):
     return x[tuple(slice(b, e) for b, e in zip(begin, end))]
 
 
+@translation
 def _slice_axis(F, x, axis, begin, end):
     index = [slice(None)] * x.ndim
     index[axis] = slice(begin, end)
     return x[tuple(index)]
 
 
+@translation
 def _slice_like(F, x, like):
     return x[tuple(slice(0, n) for n in like.shape)]
 
 
+@translation
 def _transpose(F, x, axes=None):
     return F.permute(x, tuple(axes) if axes else tuple(reversed(range(x.ndim))))
 
 
+@translation
 def _pick(F, x, index, axis=1):
     if F.name == "torch":
         return F.lib.gather(x, axis, index.unsqueeze(axis)).squeeze(axis)
     return np.take_along_axis(x, np.expand_dims(index, axis), axis).squeeze(axis)
 
 
+@translation
 def _gather_nd(F, data, index):
     return data[tuple(index[i] for i in range(index.shape[0]))]
 
 
+@translation
 def _ravel_multi_index(F, index, shape):
     flat = index[0]
     for i in range(1, len(shape)):
@@ -200,6 +217,7 @@ def _ravel_multi_index(F, index, shape):
     return flat
 
 
+@translation
 def _unravel_index(F, index, shape):
     rows = []
     for n in reversed(shape):
@@ -208,36 +226,43 @@ def _unravel_index(F, index, shape):
     return F.lib.stack(list(reversed(rows)))
 
 
+@translation
 def _reshape_like(F, x, like):
     return F.reshape(x, like.shape)
 
 
+@translation
 def _flatten(F, x):
     return F.reshape(x, (x.shape[0], -1))
 
 
+@translation
 def _broadcast_axis(F, x, axis, size):
     shape = list(x.shape)
     shape[axis] = size
     return F.lib.broadcast_to(x, tuple(shape))
 
 
+@translation
 def _broadcast_like(F, x, like):
     return F.lib.broadcast_to(x, like.shape)
 
 
+@translation
 def _concat(F, *xs, **kw):
     if F.name == "torch":
         return F.lib.cat(xs, dim=kw["dim"])
     return np.concatenate(xs, axis=kw["dim"])
 
 
+@translation
 def _stack(F, *xs, **kw):
     if F.name == "torch":
         return F.lib.stack(xs, dim=kw["axis"])
     return np.stack(xs, axis=kw["axis"])
 
 
+@translation
 def _add_n(F, *xs):
     out = xs[0] + xs[1]
     for x in xs[2:]:
@@ -245,56 +270,68 @@ def _add_n(F, *xs):
     return out
 
 
+@translation
 def _gemm(F, a, b, c, alpha=1.0, beta=1.0):
     return alpha * F.lib.matmul(a, b) + beta * c
 
 
+@translation
 def _syrk(F, a, alpha=1.0):
     return alpha * F.lib.matmul(a, F.permute(a, (1, 0)))
 
 
+@translation
 def _moments(F, x, axes):
     var, mean = F.lib.var_mean(x, dim=axes, correction=0)  # torch's order: (var, mean)
     return [mean, var]
 
 
+@translation
 def _sumlogdiag(F, a):
     return F.lib.log(F.lib.diagonal(a, 0, -2, -1)).sum(-1)
 
 
+@translation
 def _potri(F, l):
     return F.lib.linalg.inv(F.lib.matmul(l, F.permute(l, (1, 0))))
 
 
+@translation
 def _extracttrian(F, a):
     rows, cols = np.tril_indices(a.shape[-1])
     return a[..., rows, cols]
 
 
+@translation
 def _fully_connected(F, x, w, b, num_hidden=None):
     return F.lib.matmul(x, F.permute(w, (1, 0))) + b
 
 
+@translation
 def _hard_sigmoid(F, x):
     return (x * 0.2 + 0.5).clip(0.0, 1.0)
 
 
+@translation
 def _smooth_l1(F, x, scalar=1.0):
     s2 = scalar * scalar
     ax = abs(x)
     return F.lib.where(ax < 1.0 / s2, 0.5 * s2 * x * x, ax - 0.5 / s2)
 
 
+@translation
 def _softrelu(F, x):
     return F.lib.log1p(F.lib.exp(x))
 
 
+@translation
 def _upsample_nearest(F, x, scale):
     if F.name == "torch":
         return F.lib.nn.functional.interpolate(x, scale_factor=scale, mode="nearest")
     return x.repeat(scale, axis=2).repeat(scale, axis=3)
 
 
+@translation
 def _batch_norm(F, x, gamma, beta, mean, var):
     # MXNet: eps 1e-3; fix_gamma=True (gamma is taken as 1; the fill is ones anyway). Like
     # MXNet, the running statistics outside autograd, the batch's while recording.
@@ -303,14 +340,17 @@ def _batch_norm(F, x, gamma, beta, mean, var):
                                           momentum=0.1, eps=1e-3)
 
 
+@translation
 def _layer_norm(F, x, gamma, beta):
     return F.lib.nn.functional.layer_norm(x, (x.shape[-1],), gamma, beta, eps=1e-5)
 
 
+@translation
 def _instance_norm(F, x, gamma, beta):
     return F.lib.nn.functional.instance_norm(x, weight=gamma, bias=beta, eps=1e-3)
 
 
+@translation
 def _group_norm(F, x, gamma, beta, num_groups):
     # mxnet 1.x's gamma/beta are per group; torch's per channel: each group's value repeated.
     per = x.shape[1] // num_groups
@@ -320,17 +360,20 @@ def _group_norm(F, x, gamma, beta, num_groups):
     return F.lib.nn.functional.group_norm(x, num_groups, gamma, beta, eps=1e-5)
 
 
+@translation
 def _l2_normalization(F, x):
     # mode "instance": over all axes but the first; MXNet adds eps=1e-10 under the root.
     axes = tuple(range(1, x.ndim))
     return x / F.lib.sqrt(F.sum(x * x, axes, True) + 1e-10)
 
 
+@translation
 def _softmax_ce(F, x, label):
     import torch.nn.functional as nnf
     return nnf.cross_entropy(x, label, reduction="sum").reshape(1)
 
 
+@translation
 def _ctc_loss(F, x, label):
     import torch.nn.functional as nnf
     steps, batch = x.shape[0], x.shape[1]
@@ -347,6 +390,7 @@ def _sgd(F, w, g, lr, momentum=0.0, nesterov=False, mom=None):
     return w
 
 
+@translation
 def _sgd_update(F, w, g, lr):
     if F.name == "torch":
         return _sgd(F, w, g, lr)
@@ -354,16 +398,19 @@ def _sgd_update(F, w, g, lr):
     return w
 
 
+@translation
 def _sgd_mom_update(F, w, g, mom, lr, momentum):
     # torch keeps buf = momentum * buf + g and steps by lr * buf; MXNet keeps
     # mom = momentum * mom - lr * g and adds it: the same step from a zero state.
     return _sgd(F, w, g, lr, momentum=momentum, mom=mom)
 
 
+@translation
 def _nag_mom_update(F, w, g, mom, lr, momentum):
     return _sgd(F, w, g, lr, momentum=momentum, nesterov=True, mom=mom)
 
 
+@translation
 def _rmsprop_update(F, w, g, n, lr):
     # MXNet: gamma1=0.95, epsilon=1e-8 (under the root; torch adds it after: a 1e-8 term).
     from torch.optim.rmsprop import rmsprop
@@ -372,38 +419,42 @@ def _rmsprop_update(F, w, g, n, lr):
     return w
 
 
+@translation
 def _signsgd_update(F, w, g, lr):
     w -= lr * F.lib.sign(g)
     return w
 
 
+@translation
 def _multi_sum_sq(F, *xs, **kw):
     return F.lib.stack([(x * x).sum() for x in xs])
 
 
+@translation
 def _all_finite(F, x):
     return F.lib.isfinite(x).all().reshape(1)
 
 
+@translation
 def _multi_all_finite(F, *xs, **kw):
     return F.lib.stack([F.lib.isfinite(x).all() for x in xs]).all().reshape(1)
 
 
+@translation
 def _cast(F, x, dtype):
     return F.cast(x, dtype)
 
 
+@translation
 def _square(F, x):
     return x * x
 
 
-def _sign_copy(F, x):
+@translation
+def _copy(F, x):
     return F.copy(x)
 
 
-TRANSLATIONS = dict((name[1:], fn) for name, fn in list(globals().items())
-                    if name.startswith("_") and callable(fn) and not name.startswith("__")
-                    and not isinstance(fn, type) and name not in ("_pairs", "_torch_pad"))
 
 
 # --- the table ----------------------------------------------------------------------------------
@@ -430,7 +481,8 @@ for _name, _torch_name in [("arccos", "acos"), ("arccosh", "acosh"), ("arcsin", 
     COUNTERPARTS[_name] = _both("torch." + _torch_name,
                                 None if _name == "gammaln" else "numpy." + _name)
 COUNTERPARTS["cbrt"] = {"numpy": C("numpy.cbrt")}
-COUNTERPARTS["relu"] = {"torch": C("torch.relu"), "numpy": C("numpy.maximum", inputs=(0, L(0.0)))}
+COUNTERPARTS["relu"] = {"torch": C("torch.relu"),
+                        "numpy": C("numpy.maximum", inputs=(0, L(0.0)))}
 COUNTERPARTS["softsign"] = {"torch": C("torch.nn.functional.softsign")}
 
 for _mx, _t, _n in [("add", "add", "add"), ("sub", "sub", "subtract"), ("mul", "mul", "multiply"),
@@ -632,7 +684,7 @@ COUNTERPARTS.update({
                "numpy": C("numpy.cumsum", axis=A("axis"))},
     "cast": _both("x.cast", "x.cast", dtype=A("dtype")),
     "amp_cast": _both("x.cast", "x.cast", dtype=A("dtype")),
-    "identity": _both("x.sign_copy", "x.sign_copy"),
+    "identity": _both("x.copy", "x.copy"),
     "zeros_like": _both("torch.zeros_like", "numpy.zeros_like"),
     "ones_like": _both("torch.ones_like", "numpy.ones_like"),
     "Custom": _both("x.square", "x.square", note="the CustomOp computes x*x"),

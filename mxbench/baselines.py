@@ -4,7 +4,8 @@ Reads the baseline results (asv.baselines.conf.json's results_dir: bench_baselin
 MXNet, torch and NumPy were timed in the same process on the same arrays) through the
 results store and reports, per operator, timing (forward, forward+backward) and shape class,
 the ratio MXNet time / counterpart time for each flavor and release recorded (above 1: MXNet
-is slower), how many points each side is faster, and the largest gaps both ways.
+is slower), how many points each side is faster, and the largest gaps both ways. Each time is
+the fastest recorded sample of its point (asv's samples; its median where none are kept).
 
     python -m mxbench.baselines                          # summary + largest gaps (text)
     python -m mxbench.baselines --format markdown        # the same as Markdown
@@ -48,12 +49,12 @@ def _release_key(release):
         return Version("0")
 
 
-def collect(config=BASELINES_CONFIG, machine=None):
+def collect(config=BASELINES_CONFIG, machine=None, results_dir=None):
     """(rows, versions): one Row per (operator, timing, shape, dtype, flavor, release) with
     the three times in seconds (None where not measured); versions: {(flavor, release):
     {"torch": ..., "numpy": ...}} as the environment's matrix recorded them."""
     from mxbench import project as project_model
-    project = project_model.load(config)
+    project = project_model.load(config, results_dir)
     store = project.store
     store.require_valid(machine)
     flavors = dict((e.name, e.flavor) for e in project.environments)
@@ -69,9 +70,14 @@ def collect(config=BASELINES_CONFIG, machine=None):
             _, operator, method = key.split(".")
             params = result.get_result_params(key)
             values = result.get_result_value(key, params)
+            samples = result.get_result_samples(key, params) or [None] * len(values)
             times = {}
-            for point, value in zip(itertools.product(*params), values):
+            for point, value, sample in zip(itertools.product(*params), values, samples):
                 shape, dtype, framework = [p.strip("'") for p in point]
+                if measured(value) and sample:
+                    # The fastest sample: on a shared machine a neighbour's burst slows
+                    # one side's samples, not the other's; the minimum is what each can do.
+                    value = min(sample)
                 times.setdefault((shape, dtype), {})[framework] = (
                     value if measured(value) else None)
             for (shape, dtype), by_fw in times.items():
@@ -115,6 +121,20 @@ def summarize(rows, top=10):
     return summary
 
 
+def summarize_shapes(rows):
+    """{(counterpart, timing, shape class): (points, MXNet faster, counterpart faster,
+    geometric mean ratio)}."""
+    groups = OrderedDict()
+    for row in sorted(rows, key=lambda r: (r.shape, r.timing)):
+        for framework in COUNTERPARTS:
+            r = ratio(row, framework)
+            if r is not None:
+                groups.setdefault((framework, row.timing, row.shape), []).append(r)
+    return OrderedDict((key, (len(v), sum(1 for r in v if r < 1), sum(1 for r in v if r > 1),
+                              math.exp(sum(math.log(r) for r in v) / len(v))))
+                       for key, v in sorted(groups.items()))
+
+
 def _point(row):
     return "%s %s %s %s" % (row.operator, row.timing, row.shape, row.dtype)
 
@@ -146,6 +166,13 @@ def render_text(rows, versions, top=10, markdown=False):
     out.write(tabulate(table, headers=["flavor", "release", "versus", "timing", "points",
                                        "MXNet faster", "counterpart faster",
                                        "geometric mean ratio"], tablefmt=fmt))
+    out.write("\n")
+    by_shape = summarize_shapes(rows)
+    out.write("\n" + heading("By shape class (all flavors and releases; geometric means)"))
+    out.write(tabulate([[k[0], k[1], k[2], v[0], v[1], v[2], "%.2f" % v[3]]
+                        for k, v in by_shape.items()],
+                       headers=["versus", "timing", "shape", "points", "MXNet faster",
+                                "counterpart faster", "geometric mean ratio"], tablefmt=fmt))
     out.write("\n")
     for s in summary:
         for title, key in (("MXNet slowest against", "mxnet_slowest"),
@@ -238,6 +265,8 @@ def main(argv=None):
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--config", default=BASELINES_CONFIG,
                         help="the baselines' asv config (default: asv.baselines.conf.json)")
+    parser.add_argument("--results", metavar="DIR",
+                        help="another results folder (default: the config's results_dir)")
     parser.add_argument("--machine", help="only this machine's results")
     parser.add_argument("--format", choices=("text", "markdown", "csv", "json"),
                         default="text")
@@ -245,7 +274,7 @@ def main(argv=None):
     parser.add_argument("-o", "--output", help="write here instead of stdout")
     args = parser.parse_args(argv)
     try:
-        rows, versions = collect(os.path.abspath(args.config), args.machine)
+        rows, versions = collect(os.path.abspath(args.config), args.machine, args.results)
         if not rows:
             raise NoBaselines("no baseline results in %s: record them with `python -m mxbench "
                               "--config asv.baselines.conf.json run 1.9.1`" % args.config)

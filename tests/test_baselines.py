@@ -133,3 +133,73 @@ def test_baselines_config_is_the_history_config_plus_torch():
     for key, value in own.items():
         assert baselines.pop(key) == value and history.pop(key) != value
     assert baselines == history
+
+
+def test_bench_module_has_a_class_per_mapped_entry_and_skips_what_is_missing():
+    """bench_baselines: one class per entry with a counterpart, frameworks as a parameter
+    (mxnet first); a framework not installed here is a skip with the reason, the others run."""
+    from benchmarks_baselines import bench_baselines as bench
+    classes = dict((c.operator.class_name, c) for c in vars(bench).values()
+                   if isinstance(c, type) and getattr(c, "operator", None) is not None)
+    assert sorted(classes) == sorted(n for n in by_class_name() if B.COUNTERPARTS.get(n))
+    dot = classes["dot"]
+    assert dot.params[-1] == ["mxnet", "torch", "numpy"]
+    assert hasattr(dot, "time_forward_backward")
+    assert classes["cbrt"].params[-1] == ["mxnet", "numpy"]
+    for framework in ("mxnet", "numpy"):
+        benchmark = dot()
+        benchmark.setup("small", "float32", framework)
+        benchmark.time_forward("small", "float32", framework)
+    if not _has_torch():
+        with pytest.raises(NotImplementedError, match="torch is not installed"):
+            dot().setup("small", "float32", "torch")
+
+
+def _report(*args):
+    return subprocess.run([sys.executable, "-m", "mxbench.baselines"] + list(args),
+                          cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True)
+
+
+def test_report_on_the_recorded_baselines():
+    """The committed results-baselines/: the ratios are MXNet's time over the counterpart's
+    for the same point, and the summary counts add up."""
+    import csv
+    pytest.importorskip("asv", reason="the results store reads asv's files")
+    proc = _report("--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(proc.stdout.splitlines()))
+    assert len(rows) >= 300
+    assert {r["release"] for r in rows} >= {"1.9.1"}
+    with_torch = [r for r in rows if r["mxnet_over_torch"]]
+    assert len({r["operator"] for r in with_torch}) >= 150
+    for r in with_torch:
+        assert float(r["mxnet_over_torch"]) == pytest.approx(
+            float(r["mxnet_s"]) / float(r["torch_s"]))
+    text = _report().stdout
+    assert "torch 2.13.0" in text and "numpy 1.23.5" in text
+    assert "MXNet slowest against torch" in text and "MXNet fastest against torch" in text
+
+
+def test_report_without_results_says_so(tmp_path):
+    proc = _report("--results", str(tmp_path))
+    assert proc.returncode == 2
+    assert "no baseline results" in proc.stderr
+
+
+def test_site_gets_the_baselines_section(tmp_path):
+    """mxbench.publish with the history's config: the baselines' asv site, the report page
+    and its CSV beside the history's site, and a link on the front page."""
+    pytest.importorskip("asv", reason="asv publishes the site")
+    from mxbench import asvtools, publish
+    staging = tmp_path / "site"
+    staging.mkdir()
+    (staging / "index.html").write_text("<html><body>history</body></html>")
+    assert publish.add_baselines(asvtools.DEFAULT_CONFIG, str(staging), log=lambda *a: None)
+    assert (staging / "baselines" / "index.html").exists()
+    page = (staging / "baselines.html").read_text()
+    assert "MXNet/torch" in page and "baselines/index.html" in page
+    assert (staging / "baselines.csv").read_text().startswith("operator,timing,shape")
+    assert publish.BASELINES_LINK in (staging / "index.html").read_text()
+    # Another config (the variants', the GPU one) has no baselines section.
+    assert not publish.add_baselines(str(ROOT / "asv.variants.conf.json"), str(staging))
