@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: bench test setup history history-py37 test-mx20 test-gpu-libs models
+.PHONY: bench test setup history history-py37 test-mx20 test-gpu-libs models test-baselines
 
 ## README command 1: tool venv, ladder, asv machine, then the newest final release and its
 ## predecessor in every default (CPU) environment. Resumable: recorded results are kept.
@@ -78,3 +78,20 @@ $(VENV_MX20)/.installed: requirements.txt
 ## (pip's cache; MXBENCH_WHEELHOUSE=DIR adds a folder of wheels). About 4 minutes a build here.
 test-gpu-libs: $(VENV)/.installed
 	MXBENCH_GPU_LIBS=all $(PY) -m pytest -q -rs tests/test_gpu_libs.py
+
+## Opt-in, not part of `make test`: the neutral baselines' agreement test with PyTorch
+## (tests/test_baselines.py: every torch counterpart against MXNet 1.9.1, outputs and
+## gradients), in .venv-baselines: the tool venv's numpy/requests/pytest/packaging pins,
+## mxnet 1.9.1 (--no-deps) and torch 2.13.0 (the +cpu build where offered; docs/baselines.md).
+## About 1.5 minutes here (venv ~1 min the first time).
+VENV_BASELINES := .venv-baselines
+TORCH_VERSION := 2.13.0
+test-baselines: $(VENV_BASELINES)/.installed
+	$(VENV_BASELINES)/bin/python -m pytest -q tests/test_baselines.py
+
+$(VENV_BASELINES)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV_BASELINES)
+	grep -E '^(numpy|requests|pytest|packaging|tabulate)==' requirements.txt > $(VENV_BASELINES)/requirements.txt
+	$(VENV_BASELINES)/bin/pip install -q --disable-pip-version-check -r $(VENV_BASELINES)/requirements.txt torch==$(TORCH_VERSION)
+	$(VENV_BASELINES)/bin/pip install -q --disable-pip-version-check --no-deps --only-binary=:all: $$(grep -E '^mxnet==' requirements.txt)
+	touch $@

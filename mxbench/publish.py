@@ -666,6 +666,48 @@ def require_valid_results(config):
                            % "; ".join(str(e) for e in exc.errors))
 
 
+# The neutral baselines (docs/baselines.md) are a section of the history's site: their own
+# asv site in <html_dir>/baselines/ (MXNet's line and the counterparts' side by side), the
+# report as a page and its CSV, and a link on the front page.
+BASELINES_DIR = "baselines"
+BASELINES_PAGE = "baselines.html"
+BASELINES_LINK = ('<div id="mxbench-baselines-link" style="position:fixed;bottom:4px;right:8px;'
+                  'z-index:1000;background:#fff;padding:2px 6px;border:1px solid #ccc">'
+                  '<a href="%s">MXNet vs PyTorch and NumPy</a></div>' % BASELINES_PAGE)
+
+
+def add_baselines(config, staging, log=print):
+    """With the default config and recorded baselines: publish asv.baselines.conf.json into
+    <staging>/baselines, write the report page and CSV, link them from index.html."""
+    from mxbench import baselines
+    if os.path.abspath(config) != os.path.abspath(asvtools.DEFAULT_CONFIG):
+        return False
+    baselines_config = baselines.BASELINES_CONFIG
+    from mxbench import project as project_model
+    if not os.path.exists(baselines_config) or not project_model.load(
+            baselines_config).store.files():
+        return False
+    require_valid_results(baselines_config)
+    target = os.path.join(staging, BASELINES_DIR)
+    run_asv_publish(baselines_config, target, log=log)
+    localize_site(target, log=log)
+    rows, versions = baselines.collect(baselines_config)
+    with open(os.path.join(staging, BASELINES_PAGE), "w", encoding="utf-8") as fh:
+        fh.write(baselines.render_html(rows, versions))
+    with open(os.path.join(staging, "baselines.csv"), "w", encoding="utf-8") as fh:
+        fh.write(baselines.render_csv(rows))
+    index_html = os.path.join(staging, "index.html")
+    with open(index_html, encoding="utf-8") as fh:
+        text = fh.read()
+    if BASELINES_LINK not in text:
+        text = text.replace("</body>", BASELINES_LINK + "\n</body>", 1)
+        with open(index_html, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    log("baselines: %s/ (asv site), %s and baselines.csv (%d points)"
+        % (BASELINES_DIR, BASELINES_PAGE, len(rows)))
+    return True
+
+
 def publish(config, html_dir, asv_extra=(), vendor_only=False, log=print, state=None):
     """asv publish (or, with vendor_only, a copy of the site in html_dir) into a staging
     folder, localize it there, swap it in. Raises PublishError, OSError, KeyboardInterrupt;
@@ -687,6 +729,8 @@ def publish(config, html_dir, asv_extra=(), vendor_only=False, log=print, state=
             from .models import write_site_page
             write_site_page(config, staging, log=log)
         localize_site(staging, log=log)
+        if not vendor_only:
+            add_baselines(config, staging, log=log)
         swap_in(staging, html_dir, state)
     finally:
         interrupted = _remove(staging)

@@ -1,0 +1,299 @@
+"""python -m mxbench.baselines: MXNet against PyTorch and NumPy on the same inputs.
+
+Reads the baseline results (asv.baselines.conf.json's results_dir: bench_baselines, where
+MXNet, torch and NumPy were timed in the same process on the same arrays) through the
+results store and reports, per operator, timing (forward, forward+backward) and shape class,
+the ratio MXNet time / counterpart time for each flavor and release recorded (above 1: MXNet
+is slower), how many points each side is faster, and the largest gaps both ways. Each time is
+the fastest recorded sample of its point (asv's samples; its median where none are kept).
+
+    python -m mxbench.baselines                          # summary + largest gaps (text)
+    python -m mxbench.baselines --format markdown        # the same as Markdown
+    python -m mxbench.baselines --format csv -o ratios.csv   # every point, for charts
+    python -m mxbench.baselines --format json -o ratios.json
+
+Exit status: 0; 2 when a results file cannot be used or nothing is recorded.
+"""
+import argparse
+import csv
+import io
+import itertools
+import json
+import math
+import os
+import sys
+from collections import OrderedDict, namedtuple
+
+from tabulate import tabulate
+
+from mxbench import asvtools
+from mxbench.results import ResultFileError, ResultsProblem, measured
+
+BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
+MODULE = "bench_baselines."
+TIMINGS = OrderedDict([("time_forward", "forward"), ("time_forward_backward", "forward+backward")])
+COUNTERPARTS = ("torch", "numpy")
+
+Row = namedtuple("Row", "operator timing shape dtype flavor release mxnet torch numpy")
+
+
+class NoBaselines(Exception):
+    pass
+
+
+def _release_key(release):
+    from packaging.version import Version
+    try:
+        return Version(release)
+    except Exception:
+        return Version("0")
+
+
+def collect(config=BASELINES_CONFIG, machine=None, results_dir=None):
+    """(rows, versions): one Row per (operator, timing, shape, dtype, flavor, release) with
+    the three times in seconds (None where not measured); versions: {(flavor, release):
+    {"torch": ..., "numpy": ...}} as the environment's matrix recorded them."""
+    from mxbench import project as project_model
+    project = project_model.load(config, results_dir)
+    store = project.store
+    store.require_valid(machine)
+    flavors = dict((e.name, e.flavor) for e in project.environments)
+    rows, versions = [], {}
+    for result in store.results(machine):
+        release = project.release_of(result.commit_hash) or result.commit_hash[:8]
+        flavor = flavors.get(result.env_name, result.env_name)
+        versions[(flavor, release)] = dict(
+            (name, result.params.get(name, "")) for name in ("torch", "numpy"))
+        for key in result.get_all_result_keys():
+            if not key.startswith(MODULE) or key.rsplit(".", 1)[-1] not in TIMINGS:
+                continue
+            _, operator, method = key.split(".")
+            params = result.get_result_params(key)
+            values = result.get_result_value(key, params)
+            samples = result.get_result_samples(key, params) or [None] * len(values)
+            times = {}
+            for point, value, sample in zip(itertools.product(*params), values, samples):
+                shape, dtype, framework = [p.strip("'") for p in point]
+                if measured(value) and sample:
+                    # The fastest sample: on a shared machine a neighbour's burst slows
+                    # one side's samples, not the other's; the minimum is what each can do.
+                    value = min(sample)
+                times.setdefault((shape, dtype), {})[framework] = (
+                    value if measured(value) else None)
+            for (shape, dtype), by_fw in times.items():
+                rows.append(Row(operator, TIMINGS[method], shape, dtype, flavor, release,
+                                by_fw.get("mxnet"), by_fw.get("torch"), by_fw.get("numpy")))
+    rows.sort(key=lambda r: (r.flavor, _release_key(r.release), r.operator,
+                             list(TIMINGS.values()).index(r.timing), r.shape, r.dtype))
+    return rows, versions
+
+
+def ratio(row, framework):
+    """MXNet time / the counterpart's (above 1: MXNet is slower), or None."""
+    other = getattr(row, framework)
+    if row.mxnet is None or other is None or other <= 0:
+        return None
+    return row.mxnet / other
+
+
+def summarize(rows, top=10):
+    """Per (flavor, release, counterpart, timing): counts, geometric mean, largest gaps."""
+    groups = OrderedDict()
+    for row in rows:
+        for framework in COUNTERPARTS:
+            r = ratio(row, framework)
+            if r is not None:
+                groups.setdefault((row.flavor, row.release, framework, row.timing),
+                                  []).append((r, row))
+    summary = []
+    for (flavor, release, framework, timing), items in groups.items():
+        logs = [math.log(r) for r, _ in items]
+        items.sort(key=lambda item: item[0])
+        summary.append(OrderedDict([
+            ("flavor", flavor), ("release", release), ("versus", framework),
+            ("timing", timing), ("points", len(items)),
+            ("mxnet_faster", sum(1 for r, _ in items if r < 1)),
+            ("counterpart_faster", sum(1 for r, _ in items if r > 1)),
+            ("geomean_ratio", math.exp(sum(logs) / len(logs))),
+            ("mxnet_slowest", [(r, row) for r, row in reversed(items[-top:]) if r > 1]),
+            ("mxnet_fastest", [(r, row) for r, row in items[:top] if r < 1]),
+        ]))
+    return summary
+
+
+def summarize_shapes(rows):
+    """{(counterpart, timing, shape class): (points, MXNet faster, counterpart faster,
+    geometric mean ratio)}."""
+    groups = OrderedDict()
+    for row in sorted(rows, key=lambda r: (r.shape, r.timing)):
+        for framework in COUNTERPARTS:
+            r = ratio(row, framework)
+            if r is not None:
+                groups.setdefault((framework, row.timing, row.shape), []).append(r)
+    return OrderedDict((key, (len(v), sum(1 for r in v if r < 1), sum(1 for r in v if r > 1),
+                              math.exp(sum(math.log(r) for r in v) / len(v))))
+                       for key, v in sorted(groups.items()))
+
+
+def _point(row):
+    return "%s %s %s %s" % (row.operator, row.timing, row.shape, row.dtype)
+
+
+def _seconds(value):
+    if value is None:
+        return ""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if value >= scale:
+            return "%.3g %s" % (value / scale, unit)
+    return "%.3g ns" % (value / 1e-9)
+
+
+def _ratio_text(value):
+    return "" if value is None else "%.2f" % value
+
+
+def render_text(rows, versions, top=10, markdown=False):
+    summary = summarize(rows, top)
+    fmt = "github" if markdown else "simple"
+    out = io.StringIO()
+    heading = (lambda text: "### %s\n" % text) if markdown else (lambda text: "%s\n" % text)
+    out.write(heading("MXNet time / counterpart time (above 1: MXNet is slower), same process, "
+                      "same inputs, same thread count"))
+    table = [[s["flavor"], s["release"], "%s %s" % (s["versus"], versions.get(
+        (s["flavor"], s["release"]), {}).get(s["versus"], "")), s["timing"], s["points"],
+        s["mxnet_faster"], s["counterpart_faster"], "%.2f" % s["geomean_ratio"]]
+        for s in summary]
+    out.write(tabulate(table, headers=["flavor", "release", "versus", "timing", "points",
+                                       "MXNet faster", "counterpart faster",
+                                       "geometric mean ratio"], tablefmt=fmt))
+    out.write("\n")
+    by_shape = summarize_shapes(rows)
+    out.write("\n" + heading("By shape class (all flavors and releases; geometric means)"))
+    out.write(tabulate([[k[0], k[1], k[2], v[0], v[1], v[2], "%.2f" % v[3]]
+                        for k, v in by_shape.items()],
+                       headers=["versus", "timing", "shape", "points", "MXNet faster",
+                                "counterpart faster", "geometric mean ratio"], tablefmt=fmt))
+    out.write("\n")
+    for s in summary:
+        for title, key in (("MXNet slowest against", "mxnet_slowest"),
+                           ("MXNet fastest against", "mxnet_fastest")):
+            if not s[key]:
+                continue
+            out.write("\n" + heading("%s %s (%s %s, %s): largest gaps" % (
+                title, s["versus"], s["flavor"], s["release"], s["timing"])))
+            table = [[_point(row), _seconds(row.mxnet), _seconds(getattr(row, s["versus"])),
+                      "%.2f" % r] for r, row in s[key]]
+            out.write(tabulate(table, headers=["operator timing shape dtype", "MXNet",
+                                               s["versus"], "ratio"], tablefmt=fmt))
+            out.write("\n")
+    return out.getvalue()
+
+
+def as_records(rows):
+    return [OrderedDict([
+        ("operator", r.operator), ("timing", r.timing), ("shape", r.shape), ("dtype", r.dtype),
+        ("flavor", r.flavor), ("release", r.release), ("mxnet_s", r.mxnet),
+        ("torch_s", r.torch), ("numpy_s", r.numpy),
+        ("mxnet_over_torch", ratio(r, "torch")), ("mxnet_over_numpy", ratio(r, "numpy"))])
+        for r in rows]
+
+
+def render_csv(rows):
+    out = io.StringIO()
+    records = as_records(rows)
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(list(records[0]) if records else list(Row._fields))
+    for record in records:
+        writer.writerow(["" if v is None else v for v in record.values()])
+    return out.getvalue()
+
+
+def render_json(rows, versions):
+    return json.dumps({"versions": [dict(flavor=f, release=r, **v)
+                                    for (f, r), v in sorted(versions.items())],
+                       "points": as_records(rows)}, indent=1) + "\n"
+
+
+def render_html(rows, versions, top=10):
+    """A page of the published site: the summary and largest gaps, and every point with a
+    bar of its log ratio (a chart that needs no script); the CSV beside it for other charts."""
+    import html
+    summary = summarize(rows, top)
+    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>MXNet vs PyTorch and "
+             "NumPy: neutral baselines</title><style>body{font-family:sans-serif;margin:2em}"
+             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
+             "font-size:13px}.bar{display:inline-block;height:10px}.slow{background:#d62728}"
+             ".fast{background:#2ca02c}</style></head><body>",
+             "<h1>Neutral baselines: MXNet against PyTorch and NumPy</h1>",
+             "<p>Ratio = MXNet time / counterpart time, measured in the same process on the "
+             "same input arrays with the same thread count (above 1, red: MXNet is slower; "
+             "below 1, green: MXNet is faster). <a href='baselines.csv'>Every point as CSV</a>"
+             "; <a href='baselines/index.html'>the asv graphs</a> (MXNet's line and the "
+             "counterparts' side by side). How: docs/baselines.md.</p>", "<h2>Summary</h2>"]
+    parts.append("<table><tr><th>flavor</th><th>release</th><th>versus</th><th>timing</th>"
+                 "<th>points</th><th>MXNet faster</th><th>counterpart faster</th>"
+                 "<th>geometric mean ratio</th></tr>")
+    for s in summary:
+        version = versions.get((s["flavor"], s["release"]), {}).get(s["versus"], "")
+        parts.append("<tr><td>%s</td><td>%s</td><td>%s %s</td><td>%s</td><td>%d</td><td>%d</td>"
+                     "<td>%d</td><td>%.2f</td></tr>" % tuple(html.escape(str(v)) if isinstance(
+                         v, str) else v for v in (s["flavor"], s["release"], s["versus"],
+                                                  version, s["timing"], s["points"],
+                                                  s["mxnet_faster"], s["counterpart_faster"],
+                                                  s["geomean_ratio"])))
+    parts.append("</table><h2>Every point</h2><table><tr><th>flavor</th><th>release</th>"
+                 "<th>operator timing shape dtype</th><th>MXNet</th><th>torch</th>"
+                 "<th>MXNet/torch</th><th>numpy</th><th>MXNet/numpy</th></tr>")
+    for row in rows:
+        cells = [row.flavor, row.release, _point(row), _seconds(row.mxnet)]
+        for framework in COUNTERPARTS:
+            r = ratio(row, framework)
+            bar = ""
+            if r is not None:
+                width = min(120, int(abs(math.log(r, 2)) * 20))
+                bar = "<span class='bar %s' style='width:%dpx'></span> " % (
+                    "slow" if r > 1 else "fast", width)
+            cells += [_seconds(getattr(row, framework)), bar + _ratio_text(r)]
+        parts.append("<tr>%s</tr>" % "".join(
+            "<td>%s</td>" % (c if "<span" in c else html.escape(c)) for c in cells))
+    parts.append("</table></body></html>\n")
+    return "\n".join(parts)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m mxbench.baselines",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("--config", default=BASELINES_CONFIG,
+                        help="the baselines' asv config (default: asv.baselines.conf.json)")
+    parser.add_argument("--results", metavar="DIR",
+                        help="another results folder (default: the config's results_dir)")
+    parser.add_argument("--machine", help="only this machine's results")
+    parser.add_argument("--format", choices=("text", "markdown", "csv", "json"),
+                        default="text")
+    parser.add_argument("--top", type=int, default=10, help="largest gaps shown per group")
+    parser.add_argument("-o", "--output", help="write here instead of stdout")
+    args = parser.parse_args(argv)
+    try:
+        rows, versions = collect(os.path.abspath(args.config), args.machine, args.results)
+        if not rows:
+            raise NoBaselines("no baseline results in %s: record them with `python -m mxbench "
+                              "--config asv.baselines.conf.json run 1.9.1`" % args.config)
+    except (ResultsProblem, ResultFileError, NoBaselines) as exc:
+        print("mxbench.baselines: %s" % " ".join(str(exc).split()), file=sys.stderr)
+        return 2
+    if args.format in ("text", "markdown"):
+        text = render_text(rows, versions, args.top, markdown=args.format == "markdown")
+    elif args.format == "csv":
+        text = render_csv(rows)
+    else:
+        text = render_json(rows, versions)
+    if args.output:
+        with open(args.output, "w") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,206 @@
+"""Neutral baselines (benchmarks/baselines.py): the counterpart table is well formed, and every
+mapped entry agrees with MXNet 1.9.1 on the same inputs (small shape, every dtype).
+
+The NumPy side runs in the tool venv (numpy + mxnet 1.9.1, about 10 s). The PyTorch side
+needs torch: `make test-baselines` runs this file in .venv-baselines (torch 2.13.0+cpu),
+where it also checks every torch counterpart and their gradients (about 1 minute); in a
+process without torch those tests skip with that reason.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import baselines as B  # noqa: E402
+from benchmarks.catalogue import by_class_name  # noqa: E402
+
+
+def _has_torch():
+    try:
+        import torch  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+needs_torch = pytest.mark.skipif(not _has_torch(), reason="torch is not installed here: "
+                                 "`make test-baselines` runs these in .venv-baselines")
+
+
+def test_table_names_catalogue_entries_and_known_translations():
+    entries = by_class_name()
+    assert sorted(set(B.COUNTERPARTS) - set(entries)) == []
+    for name, sides in B.COUNTERPARTS.items():
+        assert set(sides) <= set(B.FRAMEWORKS), name
+        for spec in sides.values():
+            if spec.fn.startswith("x."):
+                assert spec.fn[2:] in B.TRANSLATIONS, (name, spec.fn)
+
+
+def test_enough_counterparts():
+    """The issue's bar: 150 entries with a PyTorch counterpart, 80 with a NumPy one."""
+    assert len(B.mapped("torch")) >= 150
+    assert len(B.mapped("numpy")) >= 80
+
+
+def test_arguments_named_by_the_table_exist_in_the_cases():
+    """A("axis") must name an argument of every case, or the counterpart would silently run
+    with its own default."""
+    for name, sides in B.COUNTERPARTS.items():
+        op = by_class_name()[name]
+        for spec in sides.values():
+            for key, value in spec.kwargs.items():
+                if isinstance(value, B.A) and value.default is None:
+                    for shape in op.cases:
+                        given = B.argument(op, shape, op.dtypes[0], value.name)
+                        optional = value.name == "axes" and name == "transpose"
+                        assert given is not None or optional, (name, shape, value.name)
+
+
+def _disagreements(framework, backward=True):
+    found = []
+    for op in B.mapped(framework):
+        for dtype in op.dtypes:
+            problem = B.disagreement(op, "small", dtype, framework, backward)
+            if problem:
+                found.append("%s %s %s: %s" % (op.class_name, dtype, framework, problem))
+    return found
+
+
+def test_numpy_counterparts_agree_with_mxnet():
+    assert _disagreements("numpy") == []
+
+
+@needs_torch
+def test_torch_counterparts_agree_with_mxnet_outputs_and_gradients():
+    assert _disagreements("torch") == []
+
+
+def test_a_wrong_counterpart_is_caught(monkeypatch):
+    """The check can fail: sin's counterpart swapped for cos disagrees."""
+    op = by_class_name()["sin"]
+    monkeypatch.setitem(B.COUNTERPARTS, "sin", {"numpy": B.C("numpy.cos")})
+    assert "differs" in B.disagreement(op, "small", "float32", "numpy")
+
+
+def test_a_transposed_layout_is_caught(monkeypatch):
+    """Layouts count: depth_to_space in torch's own pixel_shuffle order (CRD, MXNet's is
+    DCR) has the right shape and values, in the wrong places."""
+    op = by_class_name()["depth_to_space"]
+    monkeypatch.setitem(B.COUNTERPARTS, "depth_to_space", {"numpy": B.C(
+        "x.reshape", shape=(1, 4, 8, 8))})
+    monkeypatch.setitem(B.TRANSLATIONS, "reshape", lambda F, x, shape: F.copy(F.permute(
+        x.reshape(1, 4, 2, 2, 4, 4), (0, 1, 4, 2, 5, 3)).reshape(shape)))
+    assert B.disagreement(op, "small", "float32", "numpy") is not None
+
+
+def test_numpy_threads_follow_mxnet():
+    """The counterpart gets MXNet's OpenMP thread count (1 here: MXNet halves the cores)."""
+    assert B.set_threads("numpy") == B.mxnet_omp_threads() >= 1
+
+
+@needs_torch
+def test_torch_threads_follow_mxnet_and_variants():
+    """torch's intra-op threads = MXNet's OpenMP count; a variant's OMP_NUM_THREADS moves
+    both (checked in a fresh process, where the variant applies before mxnet loads)."""
+    assert B.set_threads("torch") == B.mxnet_omp_threads()
+    code = ("import json; from benchmarks import baselines as B; "
+            "print(json.dumps([B.mxnet_omp_threads(), B.set_threads('torch')]))")
+    env = dict(os.environ, MXBENCH_VARIANT="omp-1-thread")
+    out = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), env=env, check=True,
+                         stdout=subprocess.PIPE, universal_newlines=True).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == [1, 1]
+
+
+def test_baselines_config_is_the_history_config_plus_torch():
+    """asv.baselines.conf.json runs the same ladder, Python, numpy and flavors as
+    asv.conf.json (so the ratios sit beside the history), with torch added and its own
+    benchmark folder, results and site: the history's environments are not touched."""
+    pytest.importorskip("asv", reason="asv reads the configs: the tool venv has it")
+    from mxbench.project import read_config
+    history = read_config(str(ROOT / "asv.conf.json"))
+    baselines = read_config(str(ROOT / "asv.baselines.conf.json"))
+    assert baselines["matrix"]["req"].pop("torch") == "2.13.0"
+    assert baselines["matrix"] == history["matrix"]
+    own = {"benchmark_dir": "benchmarks_baselines", "results_dir": "results-baselines",
+           "html_dir": "html-baselines"}
+    for key, value in own.items():
+        assert baselines.pop(key) == value and history.pop(key) != value
+    assert baselines == history
+
+
+def test_bench_module_has_a_class_per_mapped_entry_and_skips_what_is_missing():
+    """bench_baselines: one class per entry with a counterpart, frameworks as a parameter
+    (mxnet first); a framework not installed here is a skip with the reason, the others run."""
+    from benchmarks_baselines import bench_baselines as bench
+    classes = dict((c.operator.class_name, c) for c in vars(bench).values()
+                   if isinstance(c, type) and getattr(c, "operator", None) is not None)
+    assert sorted(classes) == sorted(n for n in by_class_name() if B.COUNTERPARTS.get(n))
+    dot = classes["dot"]
+    assert dot.params[-1] == ["mxnet", "torch", "numpy"]
+    assert hasattr(dot, "time_forward_backward")
+    assert classes["cbrt"].params[-1] == ["mxnet", "numpy"]
+    for framework in ("mxnet", "numpy"):
+        benchmark = dot()
+        benchmark.setup("small", "float32", framework)
+        benchmark.time_forward("small", "float32", framework)
+    if not _has_torch():
+        with pytest.raises(NotImplementedError, match="torch is not installed"):
+            dot().setup("small", "float32", "torch")
+
+
+def _report(*args):
+    return subprocess.run([sys.executable, "-m", "mxbench.baselines"] + list(args),
+                          cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True)
+
+
+def test_report_on_the_recorded_baselines():
+    """The committed results-baselines/: the ratios are MXNet's time over the counterpart's
+    for the same point, and the summary counts add up."""
+    import csv
+    pytest.importorskip("asv", reason="the results store reads asv's files")
+    proc = _report("--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(proc.stdout.splitlines()))
+    assert len(rows) >= 300
+    assert {r["release"] for r in rows} >= {"1.9.1"}
+    with_torch = [r for r in rows if r["mxnet_over_torch"]]
+    assert len({r["operator"] for r in with_torch}) >= 150
+    for r in with_torch:
+        assert float(r["mxnet_over_torch"]) == pytest.approx(
+            float(r["mxnet_s"]) / float(r["torch_s"]))
+    text = _report().stdout
+    assert "torch 2.13.0" in text and "numpy 1.23.5" in text
+    assert "MXNet slowest against torch" in text and "MXNet fastest against torch" in text
+
+
+def test_report_without_results_says_so(tmp_path):
+    pytest.importorskip("asv", reason="the results store reads asv's files")
+    proc = _report("--results", str(tmp_path))
+    assert proc.returncode == 2
+    assert "no baseline results" in proc.stderr
+
+
+def test_site_gets_the_baselines_section(tmp_path):
+    """mxbench.publish with the history's config: the baselines' asv site, the report page
+    and its CSV beside the history's site, and a link on the front page."""
+    pytest.importorskip("asv", reason="asv publishes the site")
+    from mxbench import asvtools, publish
+    staging = tmp_path / "site"
+    staging.mkdir()
+    (staging / "index.html").write_text("<html><body>history</body></html>")
+    assert publish.add_baselines(asvtools.DEFAULT_CONFIG, str(staging), log=lambda *a: None)
+    assert (staging / "baselines" / "index.html").exists()
+    page = (staging / "baselines.html").read_text()
+    assert "MXNet/torch" in page and "baselines/index.html" in page
+    assert (staging / "baselines.csv").read_text().startswith("operator,timing,shape")
+    assert publish.BASELINES_LINK in (staging / "index.html").read_text()
+    # Another config (the variants', the GPU one) has no baselines section.
+    assert not publish.add_baselines(str(ROOT / "asv.variants.conf.json"), str(staging))
