@@ -90,8 +90,11 @@ class Project(object):
 
     @property
     def tags(self):
-        """{release: ladder commit}."""
+        """{release: ladder commit}. A fresh clone has no ladder yet: it is generated (it is
+        deterministic), so reading committed results needs no setup step first."""
         if self._tags is None:
+            if not os.path.isdir(self.ladder_dir):
+                ladder.ensure(self.ladder_dir)
             self._tags = ladder.tags(self.ladder_dir)
         return self._tags
 
