@@ -58,7 +58,7 @@ $(VENV_PY37)/.installed: requirements.txt
 
 ## Opt-in, not part of `make test`: the smoke test on MXNet 2.0.0b1 (tests/test_mx20.py), in a
 ## throwaway venv: Python 3.11, the tool venv's numpy/requests/pytest/packaging pins, and the
-## 2.0 wheel with --no-deps. About 4 minutes here (venv ~20 s, smoke ~3.5 min).
+## 2.0 wheel with --no-deps. About 10 minutes here (venv ~20 s, the full smoke 5-10 min).
 VENV_MX20 := .venv-mx20
 MX20_RELEASE := 2.0.0b1
 test-mx20: $(VENV)/.installed $(VENV_MX20)/.installed

@@ -7,6 +7,13 @@ releases) makes an MXNetError from our calls a failure, allows no skip but "no G
 requires finite outputs and gradients. So bad catalogue inputs fail this test instead of
 turning into silent NaNs or n/a in asv.
 
+By default each class runs its first shape class (usually `small`) with every dtype, mode and
+device, so every entry is called forward and backward at least once per dtype in about half
+the time; MXBENCH_SMOKE_FULL=1 runs every shape class (medium, tall, wide, large) too, as
+tests/test_mx20.py does:
+
+    MXBENCH_SMOKE_FULL=1 .venv/bin/python -m pytest tests/test_smoke.py -q
+
 GPU points skip unless this MXNet sees a GPU. Entries marked `isolate` in the catalogue (with a
 history of crashing the process) run in a child process, so a crash fails one test only.
 
@@ -33,6 +40,8 @@ from benchmarks import catalogue as C  # noqa: E402
 # another test module may have imported it first, with the environment's default (lenient).
 STRICT = os.environ.get("MXBENCH_STRICT", "1") not in ("", "0")
 ISOLATED_TIMEOUT = 300
+# Every shape class, or (default) each class's first: see the module doc.
+FULL = os.environ.get("MXBENCH_SMOKE_FULL", "") not in ("", "0")
 # In strict mode the only skip that is not ours to fix: no GPU. (A missing operator or Gluon
 # class is a skip on old releases, but on the release the catalogue is written for, a typo.)
 # catalogue_registry entries of one release or build only: since/until, and the opt-in
@@ -105,10 +114,19 @@ def run_point(cls, params):
     return "; ".join(skipped) or None
 
 
+def points(cls):
+    """The parameter points to drive: all of them with FULL, else the first shape class's."""
+    params = list(cls.params)
+    if not FULL and cls.param_names[:1] == ["shape"]:
+        params[0] = params[0][:1]
+    return itertools.product(*params)
+
+
 def run_class(cls):
-    """Every parameter point of one class; returns [(params, skip message)] for the skips."""
+    """The parameter points of one class (points()); returns [(params, skip message)] for the
+    skips."""
     skips = []
-    for params in itertools.product(*cls.params):
+    for params in points(cls):
         try:
             message = run_point(cls, params)
         except Exception as exc:
