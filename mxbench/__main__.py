@@ -120,6 +120,9 @@ def run_releases(project, machine, releases, envs, args, asv_extra, devices):
     environments: the selection's points that are not measured yet (all with --rerun).
     Releases that need the same points share one run."""
     project.store.require_valid(machine, [project.commit(r) for r in releases])
+    # before reading what is measured: a killed run's staged files count, and its staging
+    # is cleared even when nothing is left to measure
+    asvtools.recover_interrupted_runs(project, machine)
     selection = selection_of(args)
     benchmarks = point_selection.discover()
     groups = {}

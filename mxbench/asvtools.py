@@ -370,6 +370,17 @@ def _alive(staging_dir):
     return pid != os.getpid()
 
 
+def recover_interrupted_runs(project, machine):
+    """Merge what killed runs left in staging; callers that decide what to measure from the
+    store call it first (a run with nothing left to measure still recovers). Returns this
+    process's Staging."""
+    staging = Staging(project, machine)
+    recovered = staging.recover_abandoned()
+    if recovered:
+        print("recovered %d result file(s) from an interrupted run" % recovered, flush=True)
+    return staging
+
+
 def record(project, machine, commits, asv_args, env=None):
     """`asv run ASV_ARGS` recording into project's results/ through a staging copy.
 
@@ -380,10 +391,7 @@ def record(project, machine, commits, asv_args, env=None):
     store = project.store
     store.require_valid(machine, commits)
     require_machine_is_this_host(store, machine)
-    staging = Staging(project, machine)
-    recovered = staging.recover_abandoned()
-    if recovered:
-        print("recovered %d result file(s) from an interrupted run" % recovered, flush=True)
+    staging = recover_interrupted_runs(project, machine)
     staging.prepare(commits)
     stop = threading.Event()
 

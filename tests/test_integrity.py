@@ -152,6 +152,34 @@ def test_twenty_interrupts_lose_nothing_and_a_resume_completes(project):
         assert cpu and all(results.measured(v) for v in cpu), (name, values, log)
 
 
+def test_a_killed_runs_staging_is_recovered_when_nothing_is_left_to_measure(project):
+    """A run killed with SIGKILL leaves its staging; the next run merges it before it
+    decides what to measure, also when that leaves nothing to measure (asv never starts)."""
+    dot = r"^bench_operators\.dot\.time_forward\("
+    plain = project.mxbench("run", RELEASE, "--flavor", FLAVOR, "--bench", dot)
+    assert plain.returncode == 0 and ": 0 point(s) to measure" in plain.stdout, plain.stdout
+    recorded = project.result_file(RELEASE, FLAVOR)
+    complete = recorded.read_bytes()
+    data = results.read_result_file(str(recorded))
+    assert data["results"].pop("bench_operators.dot.time_forward") is not None
+    results.write_json_atomic(str(recorded), data, compact=True)
+    # the staging of a run that has exited: its pid is no longer alive
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    staged = project.base / ".asv" / "staging" / ("run-%d" % dead.pid)
+    (staged / "results" / project.machine).mkdir(parents=True)
+    (staged / "pid").write_text(str(dead.pid))
+    (staged / "results" / project.machine / recorded.name).write_bytes(complete)
+    resumed = project.mxbench("run", RELEASE, "--flavor", FLAVOR, "--bench", dot)
+    assert resumed.returncode == 0, resumed.stdout[-3000:]
+    assert "recovered 1 result file(s)" in resumed.stdout, resumed.stdout
+    assert ": 0 point(s) to measure" in resumed.stdout and "$ " not in resumed.stdout
+    assert not staged.exists(), "staging left behind"
+    assert results.read_result_file(str(recorded))["results"][
+        "bench_operators.dot.time_forward"] == json.loads(complete)["results"][
+        "bench_operators.dot.time_forward"]
+
+
 def test_a_failed_install_keeps_the_record_and_a_resume_retries_it(project):
     """With the package index unreachable the install of 1.8.0.post0 fails (1.9.1, installed
     already, lets asv discover the suite): its recorded dot timings stay, LayerNorm (not
