@@ -202,7 +202,7 @@ class _Prepared(object):
 _PREPARED = {}  # setup() runs before every asv sample: build once per process and point
 
 
-class _BlockBenchmark(object):
+class _BlockBenchmark(H.Timing):
     block = None
     param_names = ["shape", "dtype", "mode", "device"]
     timeout = 120

@@ -38,7 +38,7 @@ class _FirstCallMemory(object):
         self.call = H.prepare_cold_call(self.operator, shape, dtype, H.context("cpu"))
 
     def track_first_call_peak_rss(self, shape, dtype):
-        return H.first_call_peak_rss(self.call)
+        return H.first_call_peak_rss(self.call, dtype)
     track_first_call_peak_rss.unit = "bytes"
 
 

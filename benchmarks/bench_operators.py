@@ -14,7 +14,7 @@ from .catalogue import OPERATORS
 DEVICES = ["cpu", "gpu"]
 
 
-class _OperatorBenchmark(object):
+class _OperatorBenchmark(H.Timing):
     operator = None  # the catalogue entry, set per generated class
     param_names = ["shape", "dtype", "device"]
     timeout = 120

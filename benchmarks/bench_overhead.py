@@ -19,7 +19,7 @@ class Process(object):
         pass
 
 
-class Dispatch(object):
+class Dispatch(H.Timing):
     """The smallest operator call (1-element add + sync): the floor under every timing.
 
     time_add_1_element is asv's measurement of that call; track_add_1_element_python_loop

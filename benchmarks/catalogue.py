@@ -33,7 +33,8 @@ FLOATS = ("float32", "float64", "float16")
 FLOAT32_64 = ("float32", "float64")
 INDEX_TYPES = ("int32", "int64")  # for entries whose benchmark dtype is the index dtype
 SHAPE_CLASSES = ("small", "medium", "large", "tall", "wide")
-DTYPES = ("float16", "float32", "float64", "int8", "uint8", "int32", "int64", "bool")
+DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "uint8", "int32", "int64",
+          "bool")
 
 # fill: how values are drawn (benchmarks/_harness.py builds them):
 #   normal; uniform (in [low, high), default [-1, 1)); positive (default [0.1, 2)); ones; zeros;

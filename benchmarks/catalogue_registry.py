@@ -645,6 +645,12 @@ REGISTRY_EXCLUDED = OrderedDict([
 FLOAT16 = ("LayerNorm", "softmax", "log_softmax", "Activation", "Pooling",
            "Dropout", "transpose", "concat", "mean", "max", "elemwise_mul", "elemwise_sub",
            "add_n")  # not Embedding: its dtype is the index dtype (float16 indices > 2048 round)
+# bfloat16 (MXNet 1.7+ oneDNN builds) where MXNet's AMP runs an operator in bfloat16:
+# contrib/amp/lists/symbol_bf16.py of 1.9.1 (BF16_FUNCS and the BF16_FP32_FUNCS that take one
+# dtype for every input; BatchNorm keeps float32 parameters, so not here). A CPU without
+# AVX-512 has no oneDNN bfloat16 kernels: those points skip with the reason.
+BFLOAT16 = ("Convolution", "FullyConnected", "Pooling", "concat", "relu", "tanh", "sqrt",
+            "square", "abs", "elemwise_add")
 # The large class: memory-bound operators beyond the last-level cache (32 MiB on the machines
 # here), where bandwidth, not dispatch, sets the time.
 # Only float32-only entries: the class multiplies with an entry's dtypes, and float16 /
@@ -664,7 +670,8 @@ BACKWARD = ("add_n", "broadcast_to", "broadcast_axis", "broadcast_like", "expand
 
 
 def widen(operators):
-    """Add part 3's dtypes, large cases and backward to catalogue.py's main entries."""
+    """Add part 3's dtypes (float16, bfloat16), large cases and backward to catalogue.py's
+    main entries."""
     by_name = dict((op.name, op) for op in operators if not op.variant and
                    not hasattr(op, "covers"))
     for name in FLOAT16:
@@ -675,6 +682,10 @@ def widen(operators):
         op = by_name.get(name)
         if op is not None and "large" not in op.cases and op.dtypes == ("float32",):
             op.cases["large"] = large
+    for name in BFLOAT16:  # after LARGE: the large class stays float32
+        op = by_name.get(name)
+        if op is not None and "bfloat16" not in op.dtypes:
+            op.dtypes = op.dtypes + ("bfloat16",)
     for name in BACKWARD:
         op = by_name.get(name)
         if op is not None:

@@ -14,6 +14,7 @@ itself rewrites a file in place, trusts whatever it reads, and records a failed 
 
 Runs write into a staging directory (see mxbench.runner), which is merged in here.
 """
+import itertools
 import json
 import math
 import os
@@ -230,22 +231,36 @@ def _column(values, column, n):
 
 def merge_rows(old, new):
     """One benchmark's row: the new run's, except where it failed or skipped a point that
-    the record has measured (same benchmark version and parameters): there the record's
-    point stays, with its statistics and samples."""
-    if old["version"] != new["version"] or old["params"] != new["params"]:
+    the record has measured (same benchmark version and parameter values): there the
+    record's point stays, with its statistics and samples. Points are matched by their
+    parameter values, so a grid that grew (a dtype added to an entry) keeps the points
+    recorded before; a point the new grid no longer has is gone with it."""
+    if old["version"] != new["version"]:
         return new  # another benchmark now: asv compares only the same version
-    n = point_count(new["params"])
-    old_result, new_result = _column(old, "result", n), _column(new, "result", n)
-    keep_old = [measured(a) and not measured(b) for a, b in zip(old_result, new_result)]
-    if not any(keep_old):
+    old_points = point_index(old["params"])
+    new_points = list(itertools.product(*new["params"])) if new["params"] else [()]
+    old_result = _column(old, "result", len(old_points))
+    new_result = _column(new, "result", len(new_points))
+    source = []  # per new point: the record's index to keep, or None
+    for i, point in enumerate(new_points):
+        j = old_points.get(point)
+        keep = j is not None and measured(old_result[j]) and not measured(new_result[i])
+        source.append(j if keep else None)
+    if all(j is None for j in source):
         return new
     merged = dict(new)
     for column in PER_POINT:
-        a, b = _column(old, column, n), _column(new, column, n)
-        merged[column] = [a[i] if keep_old[i] else b[i] for i in range(n)]
+        a, b = _column(old, column, len(old_points)), _column(new, column, len(new_points))
+        merged[column] = [b[i] if j is None else a[j] for i, j in enumerate(source)]
         if all(v is None for v in merged[column]):
             merged[column] = None
     return merged
+
+
+def point_index(params):
+    """{parameter values (a tuple of asv's repr strings): position in the row}."""
+    points = itertools.product(*params) if params else [()]
+    return dict((point, i) for i, point in enumerate(points))
 
 
 def merge_result_data(old, new):

@@ -1,6 +1,7 @@
 """mxbench.results on real result files: validation names bad files, merges never lose a
 measured point, writes are atomic. (The runs through asv are in test_integrity.py.)"""
 import copy
+import itertools
 import json
 import math
 import os
@@ -147,6 +148,38 @@ def test_a_new_benchmark_version_supersedes_the_record(store):
     new["results"][name][0] = [None] * len(new["results"][name][0])
     merged = results.merge_result_data(old, new)
     assert merged["results"][name][0] == [None] * len(old["results"][name][0])
+
+
+def test_a_grid_that_grew_keeps_the_points_recorded_before(store):
+    """An entry gains a dtype (its params grow, its version stays): a run that measures
+    only the new points keeps every point recorded before, matched by parameter values."""
+    old = results.read_result_file(the_file(store))
+    columns = old["result_columns"]
+    name = next(n for n, row in sorted(old["results"].items())
+                if len(row[columns.index("params")]) >= 2
+                and any(results.measured(v) for v in row[0]))
+    old_row = dict(zip(columns, old["results"][name]))
+    params = old_row["params"]
+    grown = [list(axis) for axis in params]
+    grown[1] = ["'added'"] + grown[1]  # a new value first: every old point moves in the row
+    new = copy.deepcopy(old)
+    new_points = list(itertools.product(*grown))
+    new_row = dict((c, None) for c in columns)
+    new_row.update(params=grown, version=old_row["version"],
+                   result=[1.5 if "'added'" in p else None for p in new_points])
+    new["results"][name] = [new_row[c] for c in columns]
+    merged = results.merge_result_data(old, new)
+    row = dict(zip(merged["result_columns"], merged["results"][name]))
+    assert row["params"] == grown
+    by_point = dict(zip(new_points, row["result"]))
+    for point, value in zip(itertools.product(*params), old_row["result"]):
+        if results.measured(value):
+            assert by_point[point] == value, point
+    assert all(by_point[p] == 1.5 for p in new_points if "'added'" in p)
+    if old_row.get("stats_q_25"):
+        kept = dict(zip(new_points, row["stats_q_25"]))
+        assert all(kept[p] == q for p, q, v in zip(itertools.product(*params),
+                   old_row["stats_q_25"], old_row["result"]) if results.measured(v))
 
 
 def test_benchmarks_only_the_record_has_are_kept(store):
