@@ -23,6 +23,7 @@ def chosen_case(op):
 class FirstCall(object):
     params = [sorted(BY_CLASS)]
     param_names = ["operator"]
+    devices_only = ("gpu",)  # mxbench selects no point of it for CPU flavors
     timeout = 120
     version = "%s.%s" % (H.HARNESS_VERSION, DEVICE_MEMORY_METHOD_VERSION)
 

@@ -53,6 +53,7 @@ class DevicePeak(object):
     copy of 128 MiB and a float32 GEMM, both with the MXNet build under test (numpy cannot
     reach the device). Skips where no GPU is visible."""
     version = H.HARNESS_VERSION
+    devices_only = ("gpu",)  # mxbench selects no point of it for CPU flavors
     unit = "GB/s"
     timeout = 300
 

@@ -105,12 +105,15 @@ def short_values(benchmark):
 
 def selected_points(benchmark, selection, devices=None):
     """The benchmark's points in this selection (tuples of repr strings), restricted to
-    these devices when the class has a device axis; [()] for a class without parameters."""
+    these devices when the class has a device axis; none when the class declares
+    `devices_only` and the run has none of them; [()] for a class without parameters."""
     if selection not in SELECTIONS:
         raise ValueError("selection %r is not one of %s" % (selection, ", ".join(SELECTIONS)))
     values = benchmark.params if selection == "long" else short_values(benchmark)
-    if values is None:
-        return []
+    only_on = getattr(benchmark.cls, "devices_only", None)
+    if values is None or (devices is not None and only_on
+                          and not set(only_on) & set(devices)):
+        return []  # long-only in a short run; a GPU-only class on CPU flavors
     if devices is not None and "device" in benchmark.param_names:
         i = benchmark.param_names.index("device")
         values = list(values)

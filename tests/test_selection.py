@@ -35,7 +35,9 @@ def test_every_benchmark_has_short_points_within_the_grid():
     for b in SUITE:
         short, everything = S.selected_points(b, "short"), b.points()
         assert short and set(short) <= set(everything), b.name
-    assert len(names(SUITE, "short", ["cpu"])) < len(names(SUITE, "long", ["cpu"])) / 2
+    # the default run's points (not the models: their own selection), CPU flavors
+    operators = [b for b in SUITE if not b.name.startswith("bench_models.")]
+    assert len(names(operators, "short", ["cpu"])) < 0.6 * len(names(operators, "long", ["cpu"]))
 
 
 def test_an_operator_entry_is_short_on_one_shape_and_its_first_dtype():
@@ -53,6 +55,18 @@ def test_asv_runs_exactly_the_selected_points():
         regexes = S.regexes(SUITE, selection, devices)
         assert regexes and asv_selects(regexes, SUITE) == names(SUITE, selection, devices)
     assert S.regexes(SUITE, "long", ["cpu", "gpu"]) == []  # no -b: asv runs everything
+
+
+def test_gpu_only_classes_have_no_points_on_cpu_flavors():
+    gpu_only = [b for b in SUITE if getattr(b.cls, "devices_only", None) == ("gpu",)]
+    assert set(b.name.split(".")[0] for b in gpu_only) == {"bench_device_memory",
+                                                           "bench_roofline"}
+    for b in gpu_only:
+        for selection in ("short", "long"):
+            assert S.selected_points(b, selection, ["cpu"]) == [], b.name
+            assert S.selected_points(b, selection, ["cpu", "gpu"]), b.name
+    memory = next(b for b in gpu_only if b.name.startswith("bench_device_memory"))
+    assert len(S.selected_points(memory, "long", ["gpu"])) == len(memory.points()) > 200
 
 
 def test_a_class_declares_its_own_short_points_or_none():
