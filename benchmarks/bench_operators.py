@@ -40,6 +40,8 @@ def _make_class(op):
         "__module__": __name__,
         "__doc__": "%s (%s)%s" % (op.name, op.category, ": " + op.note if op.note else ""),
     }
+    if op.short_case:
+        attrs["short_params"] = {"shape": [op.short_case]}
     if op.backward:
         attrs["time_forward_backward"] = _time_forward_backward
     return type(op.class_name, (_OperatorBenchmark,), attrs)

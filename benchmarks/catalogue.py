@@ -120,7 +120,7 @@ class Operator(object):
 
     def __init__(self, name, category, cases, dtypes=FLOAT32, backward=True, kwargs=None,
                  version=1, note="", variant="", call="imperative", prepare=None,
-                 isolate=False, later_name=None):
+                 isolate=False, later_name=None, short_case=None):
         self.name = name
         self.category = category
         self.cases = OrderedDict(cases)
@@ -134,6 +134,9 @@ class Operator(object):
         self.prepare = prepare
         self.isolate = isolate
         self.later_name = later_name
+        # the short selection's shape when not the rule's (`medium`): an entry whose medium
+        # call takes seconds (mxbench/selection.py)
+        self.short_case = short_case
 
     @property
     def class_name(self):

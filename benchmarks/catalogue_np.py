@@ -153,7 +153,9 @@ GEMM = [
              variant="int_axes", note="axes as a count"),
     np_entry("einsum", "gemm", [("small", case(T(16, 16), T(16, 16))),
                                 ("medium", case(T(512, 512), T(512, 512)))],
-             kwargs={"subscripts": "ij,jk->ik"}, note="a matrix product"),
+             kwargs={"subscripts": "ij,jk->ik"}, short_case="small",
+             note="a matrix product; short: small (medium is 1.4 s a call on 1.9.1 here, "
+                  "forward+backward 3.7 s: 45 s of the short selection, against 4 ms for dot)"),
 ]
 
 # --- reductions, sort and search --------------------------------------------------------------
