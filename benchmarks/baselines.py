@@ -702,6 +702,12 @@ def mapped(framework):
     return [op for op in by_class_name().values() if framework in counterparts(op)]
 
 
+def compared_dtypes(op):
+    """The entry's dtypes that the baselines compare: not bfloat16 (numpy has no such dtype,
+    and MXNet's comes from amp_cast, not from the same drawn values)."""
+    return [d for d in op.dtypes if d != H.BFLOAT16]
+
+
 # --- running a counterpart ----------------------------------------------------------------------
 def numpy_inputs(op, shape, dtype):
     """(positional, keyword) numpy arrays of a case, drawn exactly as _harness.build_call

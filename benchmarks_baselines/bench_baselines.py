@@ -68,7 +68,7 @@ def _make_class(op):
     frameworks = ["mxnet"] + [f for f in B.FRAMEWORKS if f in B.counterparts(op)]
     attrs = {
         "operator": op,
-        "params": [list(op.cases), list(op.dtypes), frameworks],
+        "params": [list(op.cases), B.compared_dtypes(op), frameworks],
         "version": "%s.%s.%s" % (H.HARNESS_VERSION, op.version, BASELINES_VERSION),
         "__module__": __name__,
         "__doc__": "%s (%s): MXNet vs %s" % (op.name, op.category, ", ".join(frameworks[1:])),
