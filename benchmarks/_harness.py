@@ -73,16 +73,17 @@ SEED = 20221121
 
 class Timing(object):
     """asv's timing settings of the time_ benchmarks but the model ones (bench_models sets
-    its own; asv runs a track_ or peakmem_ benchmark once anyway): asv's defaults (two
-    rounds, each its own process; a 0.1 s warm-up per round) but at most 3 samples a round
-    instead of 5 (a sample is one call: asv_runner times calls one by one when a benchmark
-    has a setup). Measured side by side with asv's defaults (docs/measurement.md): 12 %
-    cheaper, A/A no worse. Candidates that were cheaper still were worse: a 0.02 or 0.05 s
-    warm-up read 4-30 % slower (the warm-up is what brings this VM's CPU to speed), one
-    round of 8-12 samples gave a wider A/A (one process: its own layout and thread
-    placement for every sample). Timing settings are not part of a benchmark's version:
-    the same calls are measured, so the history stays one history."""
-    repeat = (1, 3, 10.0)
+    its own; asv runs a track_ or peakmem_ benchmark once anyway), written out: asv's
+    defaults, two rounds (each its own process) of a 0.1 s warm-up and 1-5 samples (asv_runner
+    times a benchmark with a setup one call per sample). Cheaper settings were measured side
+    by side (docs/measurement.md) and each measured worse: a 0.02-0.05 s warm-up reads 4-30 %
+    slower (the warm-up is what brings this VM's CPU to speed); one round gives a wider A/A;
+    at most 3 samples a round leaves asv's rank test 6 samples a side, too few to reach its
+    p < 0.002, so nothing is ever flagged (a 9x regression included). Timing settings are not
+    part of a benchmark's version: the same calls are measured, so the history stays one."""
+    rounds = 2
+    warmup_time = 0.1
+    repeat = (1, 5, 10.0)
 
 
 BUILD_MARKER = "mxbench-build.json"
