@@ -398,7 +398,15 @@ class ModelCall(object):
         elif mode == "fused":
             self.net.hybridize(static_alloc=True, static_shape=True, backend="MKLDNN")
         self.params = [p for p in self.net.collect_params().values() if p.grad_req != "null"]
-        self.forward()  # the first call builds the graph (and the fused graph): untimed
+        try:
+            self.forward()  # the first call builds the graph (and the fused graph): untimed
+        except H.mx.base.MXNetError as exc:
+            if mode != "fused":
+                raise
+            # the release's fusion pass failing on this model is the release's limit (seen:
+            # ResNet-50 and MobileNet v2 on 1.8.0.post0): a skip that says so
+            raise NotImplementedError("mxnet %s's MKLDNN subgraph backend fails on %s: %s"
+                                      % (H.mx.__version__, spec.name, H.one_line(exc)))
 
     def forward(self):
         H.sync(self.net(self.data))
