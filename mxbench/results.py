@@ -237,8 +237,8 @@ def merge_rows(old, new):
     recorded before; a point the new grid no longer has is gone with it."""
     if old["version"] != new["version"]:
         return new  # another benchmark now: asv compares only the same version
-    old_points = point_index(old["params"])
-    new_points = list(itertools.product(*new["params"])) if new["params"] else [()]
+    old_points = dict((point, i) for i, point in enumerate(row_points(old["params"])))
+    new_points = row_points(new["params"])
     old_result = _column(old, "result", len(old_points))
     new_result = _column(new, "result", len(new_points))
     source = []  # per new point: the record's index to keep, or None
@@ -257,10 +257,10 @@ def merge_rows(old, new):
     return merged
 
 
-def point_index(params):
-    """{parameter values (a tuple of asv's repr strings): position in the row}."""
-    points = itertools.product(*params) if params else [()]
-    return dict((point, i) for i, point in enumerate(points))
+def row_points(params):
+    """A row's points in order: tuples of parameter values (asv's repr strings); [()] for a
+    benchmark without parameters."""
+    return list(itertools.product(*(params or [])))
 
 
 def merge_result_data(old, new):
