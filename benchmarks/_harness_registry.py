@@ -120,13 +120,14 @@ def expression_function(expression):
 def sparse_values(values, stype, density, rng):
     """Zero all but a `density` share of the values: elements for csr, rows for row_sparse."""
     if stype == "csr":
-        keep = rng.uniform(0, 1, values.shape) < density
+        shape = values.shape
     elif stype == "row_sparse":
-        keep = (rng.uniform(0, 1, values.shape[0]) < density).reshape(
-            (-1,) + (1,) * (values.ndim - 1))
+        shape = values.shape[:1]
     else:
         raise ValueError("unknown storage type %r" % (stype,))
-    return values * keep
+    keep = H.drawn(repr(("kept", stype, shape, density)), rng,
+                   lambda: rng.uniform(0, 1, shape) < density, shape, bool)
+    return values * keep.reshape(shape + (1,) * (values.ndim - len(shape)))
 
 
 def sparse_inputs(args, grads, storage, ctx):

@@ -9,6 +9,8 @@ It is host memory, so GPU points are not measured here. The numpy interface's en
 (catalogue_np.py) are left out: they run the same kernels as their mx.nd pairs; what the
 interface adds is time per call (bench_operators), and their points would double this grid.
 
+In the long selection only (`make bench SELECTION=long`; the short one times every entry).
+
 The `small` shapes are left out: their first call raises peak RSS by 0.1-0.3 MB, nearly all
 one-time set-up, and that moved by 57-64 KiB between two identical runs (16 of 628 points of
 an A/A pair differed by 1.2x or more, all of them small): below what this method resolves.
@@ -32,6 +34,10 @@ class _FirstCallMemory(object):
     operator = None  # the catalogue entry, set per generated class
     param_names = ["shape", "dtype"]
     timeout = 120
+    # The long selection's (mxbench/selection.py): a first call's memory moves only when a
+    # release changes an operator's output, workspace or set-up, and its 412 short points
+    # cost 50 s of a short run that has to stay within 10 minutes (docs/measurement.md).
+    short = False
 
     def setup(self, shape, dtype):
         H.require_mxnet()

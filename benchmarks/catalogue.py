@@ -120,7 +120,7 @@ class Operator(object):
 
     def __init__(self, name, category, cases, dtypes=FLOAT32, backward=True, kwargs=None,
                  version=1, note="", variant="", call="imperative", prepare=None,
-                 isolate=False, later_name=None, short_case=None):
+                 isolate=False, later_name=None, short_case=None, pairs_with=None):
         self.name = name
         self.category = category
         self.cases = OrderedDict(cases)
@@ -137,6 +137,8 @@ class Operator(object):
         # the short selection's shape when not the rule's (`medium`): an entry whose medium
         # call takes seconds (mxbench/selection.py)
         self.short_case = short_case
+        # the mx.nd entry computing the same thing (a numpy-interface entry: catalogue_np.paired)
+        self.pairs_with = pairs_with
 
     @property
     def class_name(self):
@@ -1013,3 +1015,67 @@ def by_class_name():
 from .catalogue_registry import REGISTRY_EXCLUDED, REGISTRY_OPERATORS, widen  # noqa: E402
 from .catalogue_np import NUMPY_OPERATORS  # noqa: E402  (uses the helpers above)
 OPERATORS = widen(OPERATORS) + REGISTRY_OPERATORS + NUMPY_OPERATORS
+
+# The entries whose medium call (forward or forward+backward, the slower) took 50 ms or more
+# in the last whole short run of 1.9.1 cpu-mkldnn with the history's settings: their short
+# point is `small`. A point costs about 0.4 s of processes, warm-up and setup plus some twelve
+# calls; at 50 ms a call and more, the calls cost more than everything else, and these 50
+# entries were 150 s of a short selection that has to stay within 10 minutes
+# (docs/measurement.md). The long selection keeps every shape. Milliseconds, made by
+#   python -m mxbench.selection slow-medium --results experiments --machine amd-epyc-2cpu-24gb-set-old1
+SLOW_MEDIUM_MS = {
+    'Convolution': 126,
+    'Correlation': 230,
+    'GroupNorm': 115,
+    'InstanceNorm': 190,
+    'LRN': 127,
+    'LeakyReLU_prelu': 81,
+    'Pooling': 129,
+    'Pooling_1d': 63,
+    'Pooling_avg': 68,
+    'Pooling_lp': 50,
+    'UpSampling_bilinear': 451,
+    'argsort': 110,
+    'broadcast_hypot': 62,
+    'broadcast_mod': 50,
+    'broadcast_power': 100,
+    'cosh': 50,
+    'ftml_update': 52,
+    'gamma': 169,
+    'gammaln': 87,
+    'moments': 71,
+    'np_arctan2': 78,
+    'np_cosh': 52,
+    'np_einsum': 3716,
+    'np_hypot': 75,
+    'np_ldexp': 80,
+    'np_mod': 56,
+    'np_percentile': 68,
+    'np_polyval': 112,
+    'np_power': 103,
+    'np_random_gamma': 322,
+    'np_sort': 107,
+    'np_unique': 86,
+    'np_where': 78,
+    'npx_convolution': 114,
+    'npx_gammaln': 84,
+    'npx_layer_norm': 51,
+    'npx_pooling': 148,
+    'random_gamma': 96,
+    'random_generalized_negative_binomial': 142,
+    'random_negative_binomial': 169,
+    'random_pdf_dirichlet': 94,
+    'random_pdf_generalized_negative_binomial': 225,
+    'random_pdf_negative_binomial': 129,
+    'random_poisson': 72,
+    'sample_gamma': 96,
+    'sample_generalized_negative_binomial': 164,
+    'sample_multinomial': 56,
+    'sample_negative_binomial': 188,
+    'sinh': 53,
+    'sort': 117,
+}
+for _op in OPERATORS:
+    if _op.class_name in SLOW_MEDIUM_MS and _op.short_case is None:
+        _op.short_case = "small"
+del _op

@@ -51,7 +51,8 @@ def paired(nd_name, name=None, call="np", kwargs=None, **kw):
         merged = kwargs
     kw.setdefault("backward", nd.backward)
     kw.setdefault("note", "pairs with mx.nd's %s" % nd_name)
-    return Operator(name or nd_name, nd.category, cases, call=call, kwargs=merged, **kw)
+    return Operator(name or nd_name, nd.category, cases, call=call, kwargs=merged,
+                    pairs_with=nd_name, **kw)
 
 
 def scalar_cases(tensor_fill=None, scalar=0.5, reverse=False, small=(16, 16),

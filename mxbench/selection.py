@@ -1,8 +1,8 @@
 """Short and long selections of the suite's parameter points (asv -b regexes).
 
     long   every parameter point of every benchmark (the full grid), on demand
-    short  every benchmark, a few points each: what `make bench`, `make history` and
-           `mxbench check` run
+    short  every operator, a few points each: what `make bench`, `make history` and
+           `mxbench check` run (within 10 minutes a release and flavor here)
 
 The short points of a parameterized class follow one rule over its parameter axes, so every
 catalogue entry (and every future one) gets them without being listed:
@@ -13,9 +13,13 @@ catalogue entry (and every future one) gets them without being listed:
     other   the first value (the first dtype, the first Gluon mode, ...)
 
 A class may declare its own: `short_params = {"mode": [...], ...}` replaces the rule's
-values on the axes it names, and `short = False` leaves the class out of the short
-selection. A class without parameters is short as a whole. The device rule applies to the
+values on the axes it names, `short = False` leaves the class out of the short selection,
+and `short_methods = ("time_forward", ...)` leaves its other methods out of it. A class
+without parameters is short as a whole. The device rule applies to the
 long selection too: a GPU point on a CPU flavor is recorded as a skip (NaN) either way.
+Declared so far: the first-call memory classes are long-only; a numpy-interface entry paired
+with an mx.nd entry is short by its forward only; an entry whose medium call takes 50 ms or
+more is short on `small` (catalogue.SLOW_MEDIUM_MS, from `slow-medium` below).
 
 Selecting points (asv's -b matches `name(param, ...)`) leaves the benchmark classes and
 their `params` as they are, so a short run and a long run of the same release write the
@@ -45,6 +49,7 @@ class Benchmark(object):
 
     def __init__(self, name, cls, param_names, params):
         self.name = name
+        self.method = name.rsplit(".", 1)[-1]
         self.cls = cls
         self.param_names = list(param_names)
         self.params = [list(axis) for axis in params]
@@ -88,6 +93,9 @@ def discover(package="benchmarks"):
 def short_values(benchmark):
     """Per axis, the values (repr) of the short points; None when the class is long-only."""
     if getattr(benchmark.cls, "short", True) is False:
+        return None
+    methods = getattr(benchmark.cls, "short_methods", None)
+    if methods is not None and benchmark.method not in methods:
         return None
     declared = getattr(benchmark.cls, "short_params", {}) or {}
     values = []
@@ -197,3 +205,69 @@ def names_regexes(names):
     """asv -b regexes for exactly these point names."""
     return ["^(%s)$" % _alternation(names[i:i + NAMES_PER_REGEX])
             for i in range(0, len(names), NAMES_PER_REGEX)]
+
+
+# --- the entries whose medium call is too slow for the short selection -----------------------
+SLOW_MEDIUM_MS = 50  # a medium call at least this long takes `small` as its short point
+
+
+def slow_medium(store, machine, commit, env_name, over_ms=SLOW_MEDIUM_MS):
+    """{class name: milliseconds} of the catalogue entries that have a `small` case and whose
+    medium point (first dtype, cpu), forward or forward+backward, is recorded at `over_ms` or
+    more in one result file: the slower of the two, rounded down to the millisecond."""
+    from benchmarks.catalogue import OPERATORS
+    from mxbench.results import measured
+    points = store.points(machine, commit, env_name)
+    out = {}
+    for op in OPERATORS:
+        if "small" not in op.cases or "medium" not in op.cases:
+            continue
+        times = [points[name].value for name in
+                 ("bench_operators.%s.%s('medium', %r, 'cpu')" % (op.class_name, method,
+                                                                  op.dtypes[0])
+                  for method in ("time_forward", "time_forward_backward"))
+                 if name in points and measured(points[name].value)]
+        if times and max(times) * 1e3 >= over_ms:
+            out[op.class_name] = int(max(times) * 1e3)
+    return out
+
+
+def main(argv=None):
+    """python -m mxbench.selection slow-medium: the entries whose medium call is recorded at
+    --over-ms or more, as the catalogue's SLOW_MEDIUM_MS table (benchmarks/catalogue.py)."""
+    import argparse
+    import sys
+    from env_matrix.matrix import MatrixError
+    from mxbench import asvtools
+    from mxbench import project as project_model
+    from mxbench.results import ResultFileError
+    parser = argparse.ArgumentParser(prog="python -m mxbench.selection", description=main.__doc__)
+    parser.add_argument("command", choices=["slow-medium"])
+    parser.add_argument("--release", default="1.9.1")
+    parser.add_argument("--flavor", default="cpu-mkldnn")
+    parser.add_argument("--machine", default=None)
+    parser.add_argument("--results", metavar="DIR", help="results directory (default: the "
+                        "config's, results/; the timing experiments are in experiments/)")
+    parser.add_argument("--over-ms", type=float, default=SLOW_MEDIUM_MS)
+    args = parser.parse_args(argv)
+    try:
+        project = project_model.load(project_model.DEFAULT_CONFIG, args.results)
+        table = slow_medium(project.store, args.machine or asvtools.machine_name(),
+                            project.commit(args.release), project.environment(args.flavor),
+                            args.over_ms)
+    except (MatrixError, ResultFileError) as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+    if not table:
+        print("error: no entry's medium point of %s %s is recorded at %g ms or more"
+              % (args.release, args.flavor, args.over_ms), file=sys.stderr)
+        return 2
+    print("SLOW_MEDIUM_MS = {")
+    for name in sorted(table):
+        print("    %r: %d," % (name, table[name]))
+    print("}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -2,6 +2,7 @@
 regexes, and a short run followed by a long one of the same release (real asv)."""
 import json
 import math
+from pathlib import Path
 from types import SimpleNamespace
 
 from asv.benchmarks import Benchmarks
@@ -10,6 +11,7 @@ from benchmarks.catalogue import OPERATORS
 from mxbench import selection as S
 
 SUITE = S.discover()
+S_ROOT = Path(__file__).resolve().parent.parent
 
 
 def names(benchmarks, selection, devices):
@@ -31,13 +33,51 @@ def asv_selects(regexes, benchmarks):
     return chosen
 
 
+def long_only(b):
+    """The benchmarks the short selection leaves out by design: first-call memory, and the
+    forward+backward of a numpy-interface entry paired with an mx.nd entry."""
+    return (b.name.startswith("bench_memory.")
+            or (getattr(b.cls, "operator", None) is not None
+                and b.cls.operator.pairs_with is not None
+                and b.method == "time_forward_backward"))
+
+
 def test_every_benchmark_has_short_points_within_the_grid():
     for b in SUITE:
         short, everything = S.selected_points(b, "short"), b.points()
-        assert short and set(short) <= set(everything), b.name
+        assert set(short) <= set(everything), b.name
+        assert bool(short) != long_only(b), b.name
+        assert S.selected_points(b, "long") == everything
+    paired = [b for b in SUITE if long_only(b) and b.name.startswith("bench_operators.")]
+    assert len(paired) > 50 and all(b.cls.operator.call in ("np", "npx") for b in paired)
+    # every catalogue entry is in the short selection: its forward, at least
+    forward = set(b.name for b in SUITE if b.method == "time_forward"
+                  and b.name.startswith("bench_operators.") and S.selected_points(b, "short"))
+    assert forward == set("bench_operators.%s.time_forward" % op.class_name for op in OPERATORS)
     # the default run's points (not the models: their own selection), CPU flavors
     operators = [b for b in SUITE if not b.name.startswith("bench_models.")]
     assert len(names(operators, "short", ["cpu"])) < 0.6 * len(names(operators, "long", ["cpu"]))
+
+
+def test_the_entries_with_a_slow_medium_call_are_short_on_small_as_recorded():
+    """The catalogue's SLOW_MEDIUM_MS is what its command prints from the committed run."""
+    import subprocess
+    import sys
+    from benchmarks import catalogue as C
+    proc = subprocess.run([sys.executable, "-m", "mxbench.selection", "slow-medium",
+                           "--results", "experiments", "--machine",
+                           "amd-epyc-2cpu-24gb-set-old1"], cwd=str(S_ROOT),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True)
+    assert proc.returncode == 0, proc.stderr
+    printed = {}
+    exec(proc.stdout, {}, printed)
+    assert printed["SLOW_MEDIUM_MS"] == C.SLOW_MEDIUM_MS
+    assert all(ms >= S.SLOW_MEDIUM_MS for ms in C.SLOW_MEDIUM_MS.values())
+    by_class = C.by_class_name()
+    for name in C.SLOW_MEDIUM_MS:
+        assert by_class[name].short_case == "small", name
+    assert by_class["dot"].short_case is None and "dot" not in C.SLOW_MEDIUM_MS
 
 
 def test_an_operator_entry_is_short_on_one_shape_and_its_first_dtype():
