@@ -401,28 +401,34 @@ def _cache_size(folder):
         return 0
 
 
-def drawn(what, rng, draw, shape, out_dtype):
-    """draw() (values from rng, float64, of `shape`) as out_dtype: read from the input cache
-    when on and kept there, `what` (a repr of everything but the generator that decides the
-    values) and the generator's state being the key; otherwise drawn, and kept if large."""
+def drawn(what, rng, draw, shape, out_dtype=None):
+    """draw() (values from rng, float64, of `shape`), as out_dtype (None: as drawn): read
+    from the input cache when on and kept there, `what` (a repr of everything but the
+    generator that decides the values) and the generator's state being the key; otherwise
+    drawn, exactly as before there was a cache, and kept if large."""
+    def draw_as():
+        return draw() if out_dtype is None else draw().astype(out_dtype)
+
     elements = int(np.prod(shape)) if len(shape) else 1
     folder = input_cache_dir() if _INPUT_CACHE["on"] else None
     if folder is None or elements < INPUT_CACHE_MIN_ELEMENTS:
-        return draw().astype(out_dtype)
+        return draw_as()
     path = os.path.join(folder, _draw_key(what, rng) + ".npz")
     try:
         with np.load(path, allow_pickle=False) as kept:
             values = kept["values"]
             state = ("MT19937", kept["keys"], int(kept["pos"]), int(kept["has_gauss"]),
                      float(kept["gauss"]))
-        if values.shape == tuple(shape) and values.dtype == np.dtype(out_dtype):
+        if values.shape == tuple(shape) and (out_dtype is None
+                                             or values.dtype == np.dtype(out_dtype)):
             np.empty(shape, dtype=np.float64)  # the draw's scratch, freed (see above)
             rng.set_state(state)
             return values
     except Exception:  # not kept yet, or a bad file (any way a zip can be): drawn again
         pass
-    values = draw().astype(out_dtype)
+    values = draw_as()
     _, keys, pos, has_gauss, gauss = rng.get_state()
+    tmp = None
     try:
         if not os.path.isdir(folder):
             os.makedirs(folder)
@@ -433,7 +439,8 @@ def drawn(what, rng, draw, shape, out_dtype):
                          gauss=gauss)
             os.replace(tmp, path)
     except OSError:  # a full or read-only disk: this process drew its values anyway
-        pass
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)
     return values
 
 
@@ -442,8 +449,8 @@ def build_tensor(tensor, dtype, ctx, rng, numpy_array=False):
     ndarray with numpy_array (Gluon under the numpy interface: see numpy_interface)."""
     tdtype = tensor.dtype or dtype
     if tdtype == BFLOAT16:
-        values = drawn(repr((tensor, "float32")), rng,
-                       lambda: _values(tensor, "float32", rng), tensor.shape, np.float64)
+        values = drawn(repr((tensor, "float32")), rng, lambda: _values(tensor, "float32", rng),
+                       tensor.shape)
         arr = to_bfloat16(mx.nd.array(values, ctx=ctx, dtype="float32"))
     else:
         values = drawn(repr((tensor, tdtype)), rng, lambda: _values(tensor, tdtype, rng),

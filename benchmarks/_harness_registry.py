@@ -126,7 +126,7 @@ def sparse_values(values, stype, density, rng):
     else:
         raise ValueError("unknown storage type %r" % (stype,))
     keep = H.drawn(repr(("kept", stype, shape, density)), rng,
-                   lambda: rng.uniform(0, 1, shape) < density, shape, bool)
+                   lambda: rng.uniform(0, 1, shape) < density, shape)
     return values * keep.reshape(shape + (1,) * (values.ndim - len(shape)))
 
 

@@ -86,3 +86,20 @@ def test_a_timing_setup_builds_the_same_inputs_from_the_cache(cache, monkeypatch
     for a, b, c in zip(plain, kept, read_back):
         assert np.array_equal(a, b, equal_nan=True) and np.array_equal(a, c, equal_nan=True)
     H._CALLS.clear()
+
+
+def test_a_kept_draw_is_read_not_drawn_whatever_its_dtype(cache):
+    """The second call never draws: float32 values, and a boolean mask kept as drawn (the
+    sparse entries' kept elements, out_dtype None)."""
+    def refused():
+        raise AssertionError("drawn again")
+
+    for out_dtype, draw in (("float32", lambda rng: rng.standard_normal(SHAPE)),
+                            (None, lambda rng: rng.uniform(0, 1, SHAPE) < 0.1)):
+        first = np.random.RandomState(3)
+        with H.cached_draws():
+            kept = H.drawn(repr(out_dtype), first, lambda: draw(first), SHAPE, out_dtype)
+            again = np.random.RandomState(3)
+            read = H.drawn(repr(out_dtype), again, refused, SHAPE, out_dtype)
+        assert read.dtype == kept.dtype and np.array_equal(read, kept)
+        assert np.array_equal(again.uniform(size=2), first.uniform(size=2))
