@@ -371,14 +371,16 @@ MODES = ["imperative", "hybridized", "fused"]
 
 def fusion_problem():
     """Why MKL-DNN fusion cannot be asked of this build, or None."""
+    # The release first: before 1.8 no build could be asked, MKL-DNN or not (and before 1.6
+    # there is no mx.runtime to say whether it has MKL-DNN).
+    if H.release_tuple() < (1, 8):
+        return ("mxnet %s's Gluon hybridize() takes no subgraph backend (1.8 added "
+                "hybridize(backend=...))" % H.mx.__version__)
     features = getattr(getattr(H.mx, "runtime", None), "Features", None)
     if features is None:
         return "mxnet %s cannot say whether it has MKL-DNN (no mx.runtime)" % H.mx.__version__
     if not features().is_enabled("MKLDNN"):
         return "this build has no MKL-DNN: no fusion"
-    if H.release_tuple() < (1, 8):
-        return ("mxnet %s's Gluon hybridize() takes no subgraph backend (1.8 added "
-                "hybridize(backend=...))" % H.mx.__version__)
     return None
 
 
