@@ -208,10 +208,10 @@ def names_regexes(names):
 
 
 # --- the entries whose medium call is too slow for the short selection -----------------------
-SLOW_MEDIUM_MS = 50  # a medium call at least this long takes `small` as its short point
+SLOW_MEDIUM_OVER_MS = 50  # a medium call at least this long takes `small` as its short point
 
 
-def slow_medium(store, machine, commit, env_name, over_ms=SLOW_MEDIUM_MS):
+def slow_medium(store, machine, commit, env_name, over_ms=SLOW_MEDIUM_OVER_MS):
     """{class name: milliseconds} of the catalogue entries that have a `small` case and whose
     medium point (first dtype, cpu), forward or forward+backward, is recorded at `over_ms` or
     more in one result file: the slower of the two, rounded down to the millisecond."""
@@ -248,13 +248,16 @@ def main(argv=None):
     parser.add_argument("--machine", default=None)
     parser.add_argument("--results", metavar="DIR", help="results directory (default: the "
                         "config's, results/; the timing experiments are in experiments/)")
-    parser.add_argument("--over-ms", type=float, default=SLOW_MEDIUM_MS)
+    parser.add_argument("--over-ms", type=float, default=SLOW_MEDIUM_OVER_MS)
     args = parser.parse_args(argv)
     try:
         project = project_model.load(project_model.DEFAULT_CONFIG, args.results)
-        table = slow_medium(project.store, args.machine or asvtools.machine_name(),
-                            project.commit(args.release), project.environment(args.flavor),
-                            args.over_ms)
+        where = (project.store, args.machine or asvtools.machine_name(),
+                 project.commit(args.release), project.environment(args.flavor))
+        if project.store.result(*where[1:]) is None:
+            raise MatrixError("no result of %s %s on machine %s in %s"
+                              % (args.release, args.flavor, where[1], project.store.results_dir))
+        table = slow_medium(*where, over_ms=args.over_ms)
     except (MatrixError, ResultFileError) as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
