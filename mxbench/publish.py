@@ -23,6 +23,10 @@ the real `asv publish` and then
    - release labels above the graphs do not overlap (the less important ones are hidden and
      named in a neighbour's tooltip).
 
+asv publish reads a copy of the results without the machine fields that move between boots of
+one VM (os, ram: results.BOOT_FIELDS); otherwise every boot would be a separate line of one
+machine's history. results/ keeps them.
+
 A CDN URL this module does not know (a newer asv) is an error, not a silent network load.
 
 Nothing is lost on a failure: asv publish empties its html_dir first and may crash half-way
@@ -602,7 +606,8 @@ def swap_in(staging, html_dir, state=None):
 
 
 def run_asv_publish(config, staging, asv_extra=(), log=print):
-    """The real `asv publish` with a copy of `config` whose html_dir is `staging`.
+    """The real `asv publish` with a copy of `config` whose html_dir is `staging` and whose
+    results_dir is results_for_site's copy.
 
     asv's output (stdout and stderr) is passed on to our stdout as it comes; a failure is a
     PublishError whose message ends with asv's last line (the exception, for a crash).
@@ -611,8 +616,9 @@ def run_asv_publish(config, staging, asv_extra=(), log=print):
     workdir = tempfile.mkdtemp(prefix="mxbench-publish-")
     proc = None
     try:
+        site_results = results_for_site(config, os.path.join(workdir, "results"))
         copy = asvtools.config_copy(config, os.path.join(workdir, os.path.basename(config)),
-                                    html_dir=staging)
+                                    html_dir=staging, results_dir=site_results)
         cmd = [asvtools.asv_executable(), "--config", copy, "publish"] + list(asv_extra)
         log("$ %s   # %s with html_dir=%s" % (" ".join(cmd), config, staging))
         sys.stdout.flush()
@@ -641,6 +647,17 @@ def run_asv_publish(config, staging, asv_extra=(), log=print):
         if proc is not None and proc.stdout:
             proc.stdout.close()
         _remove(workdir)
+
+
+def results_for_site(config, target):
+    """The config's results as asv publish reads them: a copy without the fields that move
+    between boots of one machine (results.BOOT_FIELDS), so each machine is one history."""
+    from mxbench import project as project_model
+    from mxbench.results import copy_for_site
+    store = project_model.load(config).store
+    if not os.path.isdir(store.results_dir):
+        return store.results_dir  # asv publish says what is missing
+    return copy_for_site(store, target).results_dir
 
 
 def _split_html_dir(asv_extra, config):

@@ -18,6 +18,7 @@ import itertools
 import json
 import math
 import os
+import shutil
 from collections import namedtuple
 
 API_VERSION = 2  # asv 0.6's Results.api_version
@@ -33,6 +34,9 @@ PER_POINT = ("result", "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_
 # Fields of machine.json that describe the hardware (os and ram move a little between
 # boots of the same kind of VM; these do not).
 HOST_FIELDS = ("arch", "cpu", "num_cpu")
+# ... and the fields that do move: asv copies them into every result file's params, where they
+# would split one machine's history into one line per boot on the site.
+BOOT_FIELDS = ("os", "ram")
 
 Point = namedtuple("Point", "value stats samples unit")
 
@@ -209,6 +213,22 @@ def _write_atomic(path, data):
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def copy_for_site(store, target):
+    """A copy of `store` in `target` for asv publish, whose result files have no BOOT_FIELDS in
+    their params: the site then draws one history per machine (the machine name already says
+    which hardware). The files themselves keep what asv recorded; machine.json is copied as is."""
+    shutil.copytree(store.results_dir, target,
+                    ignore=shutil.ignore_patterns(".*"))  # no temporaries of a running asv
+    copy = Store(target)
+    for path in copy.files():
+        data = read_result_file(path)
+        if any(field in data["params"] for field in BOOT_FIELDS):
+            for field in BOOT_FIELDS:
+                data["params"].pop(field, None)
+            write_json_atomic(path, data, compact=True)
+    return copy
 
 
 # --- merging a new run into the record --------------------------------------------------------

@@ -263,3 +263,30 @@ def test_asv_keyboard_interrupt_traceback_is_left_out_and_other_errors_pass():
     asvtools.relay_stderr(io.StringIO(text), out)
     assert out.getvalue() == ("warning: x\n· Interrupted.\nTraceback (most recent call last):\n"
                               "  File \"asv\", line 9\nValueError: bad\n")
+
+
+def test_the_site_copy_draws_one_history_per_machine(store, tmp_path):
+    """Results of one machine recorded on different boots (another kernel build, a few MB of
+    RAM less) are one line on the site: asv publish reads a copy without those params, and
+    the recorded files keep them."""
+    path = the_file(store)
+    data = results.read_result_file(path)
+    other = copy.deepcopy(data)
+    other["params"].update(os="Linux 0.0.0-another-boot", ram="1")
+    other["commit_hash"] = "f" * 40
+    results.write_json_atomic(store.filename(data["params"]["machine"], other["commit_hash"],
+                                             other["env_name"]), other, compact=True)
+    with open(os.path.join(store.results_dir, ".half-written.json.tmp1"), "w") as fh:
+        fh.write("{")
+    recorded = {p: open(p).read() for p in store.files()}
+
+    site = results.copy_for_site(store, str(tmp_path / "site-results"))
+    assert len(site.files()) == 2 and site.problems() == []
+    for p in site.files():
+        params = results.read_result_file(p)["params"]
+        assert not set(results.BOOT_FIELDS) & set(params), params
+        assert params["machine"] == data["params"]["machine"] and params["python"]
+    assert sorted(os.listdir(site.results_dir)) == sorted(["benchmarks.json", HISTORY.name])
+    assert site.machine_info(HISTORY.name) == store.machine_info(HISTORY.name)
+    assert {p: open(p).read() for p in store.files()} == recorded
+    assert data["params"]["os"] in recorded[path]
