@@ -7,8 +7,9 @@ model, traces its symbol graph, infers the shapes for the input batch, and walks
 each operator node is a layer (operator, attributes, input shapes, dtype), and identical
 layers are counted instead of repeated (Benanza's unique layers).
 
-Runs inside benchmark environments (Python 3.7+, any MXNet 1.x): mxnet is reached through
-_harness, never at import time here.
+Runs inside benchmark environments (Python 3.7+, MXNet 1.x and 2.0, whose Gluon takes mx.np
+arrays: the two hand-written models have a 2.0 spelling of the same layers): mxnet is reached
+through _harness, never at import time here.
 """
 import hashlib
 import json
@@ -95,10 +96,59 @@ def _bert_encoder():
             hidden = F.LeakyReLU(self.ffn_1(x), act_type="gelu")
             return self.ffn_norm(x + self.ffn_dropout(self.ffn_2(hidden)))
 
+    if H.numpy_interface():
+        return _bert_encoder_np()
     net = gluon.nn.HybridSequential(prefix="bertencoder_")
     with net.name_scope():
         for _ in range(BERT_LAYERS):
             net.add(SelfAttentionLayer())
+    return net
+
+
+def _bert_encoder_np():
+    """The same encoder in MXNet 2.0's Gluon (forward() on mx.np arrays, no prefixes): the
+    same layers and operators, reshapes spelled with the shapes instead of 1.x's codes."""
+    gluon, np, npx = H.mx.gluon, H.mx.np, H.mx.npx
+    head_units = BERT_HIDDEN // BERT_HEADS
+
+    class SelfAttentionLayer(gluon.HybridBlock):
+        def __init__(self):
+            super(SelfAttentionLayer, self).__init__()
+            units = BERT_HIDDEN
+            self.query = gluon.nn.Dense(units, flatten=False, in_units=units)
+            self.key = gluon.nn.Dense(units, flatten=False, in_units=units)
+            self.value = gluon.nn.Dense(units, flatten=False, in_units=units)
+            self.proj = gluon.nn.Dense(units, flatten=False, in_units=units)
+            self.attention_dropout = gluon.nn.Dropout(0.1)
+            self.dropout = gluon.nn.Dropout(0.1)
+            self.norm = gluon.nn.LayerNorm(in_channels=units)
+            self.ffn_1 = gluon.nn.Dense(BERT_FFN, flatten=False, in_units=units)
+            self.ffn_2 = gluon.nn.Dense(units, flatten=False, in_units=BERT_FFN)
+            self.ffn_dropout = gluon.nn.Dropout(0.1)
+            self.ffn_norm = gluon.nn.LayerNorm(in_channels=units)
+
+        def _heads(self, x):  # (B, L, C) -> (B * heads, L, C / heads)
+            batch, length = x.shape[:2]
+            x = np.reshape(x, (batch, length, BERT_HEADS, head_units))
+            return np.reshape(np.transpose(x, (0, 2, 1, 3)),
+                              (batch * BERT_HEADS, length, head_units))
+
+        def forward(self, x):
+            batch, length = x.shape[:2]
+            query = self._heads(self.query(x)) * (1.0 / head_units ** 0.5)
+            key, value = self._heads(self.key(x)), self._heads(self.value(x))
+            weights = npx.softmax(npx.batch_dot(query, key, transpose_b=True), axis=-1)
+            context = npx.batch_dot(self.attention_dropout(weights), value)
+            context = np.reshape(context, (batch, BERT_HEADS, length, head_units))
+            context = np.reshape(np.transpose(context, (0, 2, 1, 3)),
+                                 (batch, length, BERT_HIDDEN))
+            x = self.norm(x + self.dropout(self.proj(context)))
+            hidden = npx.leaky_relu(self.ffn_1(x), act_type="gelu")
+            return self.ffn_norm(x + self.ffn_dropout(self.ffn_2(hidden)))
+
+    net = gluon.nn.HybridSequential()
+    for _ in range(BERT_LAYERS):
+        net.add(SelfAttentionLayer())
     return net
 
 
@@ -122,9 +172,28 @@ def _lstm_lm():
             hidden = self.lstm(self.embedding_dropout(self.embedding(tokens)))
             return self.decoder(self.dropout(hidden))
 
+    class LanguageModelNp(gluon.HybridBlock):  # MXNet 2.0's Gluon: forward(), no prefixes
+        def __init__(self):
+            super(LanguageModelNp, self).__init__()
+            self.embedding = gluon.nn.Embedding(LSTM_VOCAB, LSTM_HIDDEN)
+            self.embedding_dropout = gluon.nn.Dropout(0.5)
+            # 2.0 keeps the LSTM's weights in one flat vector, which Xavier (the model's
+            # initializer) refuses: they are drawn uniformly instead, as 2.0 does by default
+            self.lstm = gluon.rnn.LSTM(LSTM_HIDDEN, num_layers=LSTM_LAYERS, dropout=0.5,
+                                       input_size=LSTM_HIDDEN, i2h_weight_initializer="uniform",
+                                       h2h_weight_initializer="uniform")
+            self.dropout = gluon.nn.Dropout(0.5)
+            self.decoder = gluon.nn.Dense(LSTM_VOCAB, flatten=False, in_units=LSTM_HIDDEN)
+
+        def forward(self, tokens):
+            hidden = self.lstm(self.embedding_dropout(self.embedding(tokens)))
+            return self.decoder(self.dropout(hidden))
+
     if not issubclass(gluon.rnn.LSTM, gluon.HybridBlock):
         raise NotImplementedError("mxnet %s's gluon.rnn.LSTM is not a HybridBlock: no graph"
                                   % H.mx.__version__)
+    if H.numpy_interface():
+        return LanguageModelNp()
     return LanguageModel(prefix="lstmlm_")
 
 
@@ -147,7 +216,7 @@ def build_network(spec, ctx=None):
     H.require_mxnet()
     H.seed_everything()
     net = spec.build()
-    net.initialize(H.mx.init.Xavier(), ctx=ctx or H.mx.cpu())
+    net.initialize(H.mx.init.Xavier(), ctx or H.mx.cpu())  # 2.0 calls it device
     return net
 
 
@@ -158,7 +227,8 @@ def build_input(spec, batch, ctx):
         values = rng.randint(0, spec.index_high, shape)
     else:
         values = rng.standard_normal(shape)
-    return H.mx.nd.array(values, ctx=ctx, dtype=DTYPE)
+    array = H.mx.nd.array(values, ctx=ctx, dtype=DTYPE)
+    return array.as_np_ndarray() if H.numpy_interface() else array  # 2.0's blocks take mx.np
 
 
 # --- extraction ----------------------------------------------------------------------------
@@ -315,7 +385,8 @@ def _load_layer(layer, attrs):
                   "inputs": [[i, 0, 0] for i in range(count)]})
     graph = {"nodes": nodes, "arg_nodes": list(range(count)), "heads": [[count, 0, 0]],
              "attrs": {"mxnet_version": ["int", 10901]}}  # the release the data comes from
-    sym = H.mx.sym.load_json(json.dumps(graph))
+    load_json = getattr(H.mx.sym, "load_json", None) or H.mx.sym.fromjson  # 2.0: fromjson
+    sym = load_json(json.dumps(graph))
     sym.list_arguments()  # some releases check the attributes only when the graph is used
     return sym
 
@@ -331,6 +402,15 @@ def _fill(layer, index, rng):
     return rng.standard_normal(shape)
 
 
+def _ones_like(out, ctx):
+    """A head gradient of ones, of the output's kind (2.0's executor gives mx.np arrays)."""
+    ones = H.mx.nd.ones(out.shape, ctx=ctx)
+    numpy_array = getattr(getattr(H.mx, "np", None), "ndarray", None)
+    if numpy_array is not None and isinstance(out, numpy_array):
+        return ones.as_np_ndarray()
+    return ones
+
+
 class LayerCall(object):
     """A bound executor for one layer, inputs from the fixed seed: forward() is inference,
     forward_backward() the training pass (is_train, gradients of every float input)."""
@@ -344,7 +424,8 @@ class LayerCall(object):
         grad_req = dict((n, "null" if layer["op"] == "Embedding" and n == "in0" else "write")
                         for n in args)
         try:
-            self.exe = sym.simple_bind(ctx, grad_req=grad_req or "null", **shapes)
+            bind = getattr(sym, "simple_bind", None) or sym._simple_bind  # 2.0: _simple_bind
+            self.exe = bind(ctx, grad_req=grad_req or "null", **shapes)
         except H.mx.base.MXNetError as exc:
             raise NotImplementedError("mxnet %s rejects layer %s: %s"
                                       % (H.mx.__version__, layer["name"], H.one_line(exc)))
@@ -353,8 +434,9 @@ class LayerCall(object):
         for i, name in enumerate(names):
             arrays[name][:] = _fill(layer, i, rng)
         self.grads = [g for g in self.exe.grad_arrays if g is not None]
-        self.head_grads = [H.mx.nd.ones(o.shape, ctx=ctx) for o in self.exe.outputs]
         H.sync(self.exe.forward(is_train=False))  # first call: primitives created, untimed
+        # (2.0's executor has its outputs only after a forward)
+        self.head_grads = [_ones_like(o, ctx) for o in self.exe.outputs]
 
     def forward(self):
         H.sync(self.exe.forward(is_train=False))
@@ -379,9 +461,14 @@ def fusion_problem():
     features = getattr(getattr(H.mx, "runtime", None), "Features", None)
     if features is None:
         return "mxnet %s cannot say whether it has MKL-DNN (no mx.runtime)" % H.mx.__version__
-    if not features().is_enabled("MKLDNN"):
-        return "this build has no MKL-DNN: no fusion"
+    if not features().is_enabled(fusion_backend()):
+        return "this build has no %s: no fusion" % fusion_backend()
     return None
+
+
+def fusion_backend():
+    """MKL-DNN's name here: 2.0 renamed it oneDNN (feature and subgraph backend ONEDNN)."""
+    return "ONEDNN" if H.release_tuple() >= (2,) else "MKLDNN"
 
 
 # The skip of hybridized mode where hybridize() cannot be asked for static memory planning;
@@ -405,6 +492,10 @@ class ModelCall(object):
                 self.net.hybridize(static_alloc=True, static_shape=True)
             except TypeError:  # seen on 1.0.0.post4: hybridize() has no such keywords at all
                 raise NotImplementedError(NO_STATIC_ALLOC % H.mx.__version__)
+        elif mode == "fused" and H.release_tuple() >= (2,):
+            # 2.0 partitions with optimize_for (hybridize() takes no backend there)
+            self.net.optimize_for(self.data, backend=fusion_backend(), static_alloc=True,
+                                  static_shape=True)
         elif mode == "fused":
             self.net.hybridize(static_alloc=True, static_shape=True, backend="MKLDNN")
         self.params = [p for p in self.net.collect_params().values() if p.grad_req != "null"]
