@@ -37,7 +37,7 @@ history: setup
 	$(MAKE) history-py37
 
 ## The model-derived benchmarks (bench_models; docs/models.md), left out of `make bench` and
-## `make history`: ~25 min per (release, flavor) here. Resumable. E.g.
+## `make history`: 4-25 min per (release, flavor) here. Resumable. E.g.
 ##   make models MODEL_RELEASES="1.9.1 1.5.1" RUN_ARGS="--flavor cpu-mkldnn"
 MODEL_RELEASES ?= 1.9.1
 models: setup
