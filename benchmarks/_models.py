@@ -8,8 +8,8 @@ each operator node is a layer (operator, attributes, input shapes, dtype), and i
 layers are counted instead of repeated (Benanza's unique layers).
 
 Runs inside benchmark environments (Python 3.7+, MXNet 1.x and 2.0, whose Gluon has no
-prefixes or hybrid_forward: the two hand-written models have a 2.0 spelling of the same layers): mxnet is reached
-through _harness, never at import time here.
+prefixes or hybrid_forward: the two hand-written models have a 2.0 spelling of the same
+layers): mxnet is reached through _harness, never at import time here.
 """
 import hashlib
 import json
@@ -66,19 +66,8 @@ def _bert_encoder():
     class SelfAttentionLayer(gluon.HybridBlock):
         def __init__(self, **kwargs):
             super(SelfAttentionLayer, self).__init__(**kwargs)
-            units = BERT_HIDDEN
             with self.name_scope():
-                self.query = gluon.nn.Dense(units, flatten=False, in_units=units)
-                self.key = gluon.nn.Dense(units, flatten=False, in_units=units)
-                self.value = gluon.nn.Dense(units, flatten=False, in_units=units)
-                self.proj = gluon.nn.Dense(units, flatten=False, in_units=units)
-                self.attention_dropout = gluon.nn.Dropout(0.1)
-                self.dropout = gluon.nn.Dropout(0.1)
-                self.norm = gluon.nn.LayerNorm(in_channels=units)
-                self.ffn_1 = gluon.nn.Dense(BERT_FFN, flatten=False, in_units=units)
-                self.ffn_2 = gluon.nn.Dense(units, flatten=False, in_units=BERT_FFN)
-                self.ffn_dropout = gluon.nn.Dropout(0.1)
-                self.ffn_norm = gluon.nn.LayerNorm(in_channels=units)
+                _bert_layer_parts(self, gluon)
 
         def _heads(self, F, x):  # (B, L, C) -> (B * heads, L, C / heads)
             x = F.reshape(x, shape=(0, 0, BERT_HEADS, -1))
@@ -105,11 +94,33 @@ def _bert_encoder():
     return net
 
 
+def _bert_layer_parts(block, gluon):
+    """One encoder layer's sublayers, on `block` (1.x and 2.0 alike; the order is the order
+    their parameters are initialised in)."""
+    units = BERT_HIDDEN
+    block.query = gluon.nn.Dense(units, flatten=False, in_units=units)
+    block.key = gluon.nn.Dense(units, flatten=False, in_units=units)
+    block.value = gluon.nn.Dense(units, flatten=False, in_units=units)
+    block.proj = gluon.nn.Dense(units, flatten=False, in_units=units)
+    block.attention_dropout = gluon.nn.Dropout(0.1)
+    block.dropout = gluon.nn.Dropout(0.1)
+    block.norm = gluon.nn.LayerNorm(in_channels=units)
+    block.ffn_1 = gluon.nn.Dense(BERT_FFN, flatten=False, in_units=units)
+    block.ffn_2 = gluon.nn.Dense(units, flatten=False, in_units=BERT_FFN)
+    block.ffn_dropout = gluon.nn.Dropout(0.1)
+    block.ffn_norm = gluon.nn.LayerNorm(in_channels=units)
+
+
+def _is_numpy_array(x):
+    """Is x an mx.np array (2.0's default from 2.0.0b1) rather than an NDArray?"""
+    numpy_array = getattr(getattr(H.mx, "np", None), "ndarray", None)
+    return numpy_array is not None and isinstance(x, numpy_array)
+
+
 def _array_ops(x):
     """batch_dot, softmax and GELU for x's kind of array: mx.npx's for mx.np arrays (2.0's
     default from 2.0.0b1), mx.nd's for NDArrays (2.0.0a0's default)."""
-    numpy_array = getattr(getattr(H.mx, "np", None), "ndarray", None)
-    if numpy_array is not None and isinstance(x, numpy_array):
+    if _is_numpy_array(x):
         npx = H.mx.npx
         return npx.batch_dot, npx.softmax, lambda y: npx.leaky_relu(y, act_type="gelu")
     nd = H.mx.nd
@@ -125,18 +136,7 @@ def _bert_encoder_gluon_2():
     class SelfAttentionLayer(gluon.HybridBlock):
         def __init__(self):
             super(SelfAttentionLayer, self).__init__()
-            units = BERT_HIDDEN
-            self.query = gluon.nn.Dense(units, flatten=False, in_units=units)
-            self.key = gluon.nn.Dense(units, flatten=False, in_units=units)
-            self.value = gluon.nn.Dense(units, flatten=False, in_units=units)
-            self.proj = gluon.nn.Dense(units, flatten=False, in_units=units)
-            self.attention_dropout = gluon.nn.Dropout(0.1)
-            self.dropout = gluon.nn.Dropout(0.1)
-            self.norm = gluon.nn.LayerNorm(in_channels=units)
-            self.ffn_1 = gluon.nn.Dense(BERT_FFN, flatten=False, in_units=units)
-            self.ffn_2 = gluon.nn.Dense(units, flatten=False, in_units=BERT_FFN)
-            self.ffn_dropout = gluon.nn.Dropout(0.1)
-            self.ffn_norm = gluon.nn.LayerNorm(in_channels=units)
+            _bert_layer_parts(self, gluon)
 
         def _heads(self, x):  # (B, L, C) -> (B * heads, L, C / heads)
             batch, length = x.shape[:2]
@@ -171,33 +171,21 @@ def _lstm_lm():
         def __init__(self, **kwargs):
             super(LanguageModel, self).__init__(**kwargs)
             with self.name_scope():
-                self.embedding = gluon.nn.Embedding(LSTM_VOCAB, LSTM_HIDDEN)
-                self.embedding_dropout = gluon.nn.Dropout(0.5)
-                self.lstm = gluon.rnn.LSTM(LSTM_HIDDEN, num_layers=LSTM_LAYERS, dropout=0.5,
-                                           input_size=LSTM_HIDDEN)
-                self.dropout = gluon.nn.Dropout(0.5)
-                self.decoder = gluon.nn.Dense(LSTM_VOCAB, flatten=False, in_units=LSTM_HIDDEN)
+                _language_model_parts(self, gluon)
 
         def hybrid_forward(self, F, tokens):
-            hidden = self.lstm(self.embedding_dropout(self.embedding(tokens)))
-            return self.decoder(self.dropout(hidden))
+            return _language_model_forward(self, tokens)
 
     class LanguageModelGluon2(gluon.HybridBlock):  # 2.0's Gluon: forward(), no prefixes
         def __init__(self):
             super(LanguageModelGluon2, self).__init__()
-            self.embedding = gluon.nn.Embedding(LSTM_VOCAB, LSTM_HIDDEN)
-            self.embedding_dropout = gluon.nn.Dropout(0.5)
             # 2.0 keeps the LSTM's weights in one flat vector, which Xavier (the model's
             # initializer) refuses: they are drawn uniformly instead, as 2.0 does by default
-            self.lstm = gluon.rnn.LSTM(LSTM_HIDDEN, num_layers=LSTM_LAYERS, dropout=0.5,
-                                       input_size=LSTM_HIDDEN, i2h_weight_initializer="uniform",
-                                       h2h_weight_initializer="uniform")
-            self.dropout = gluon.nn.Dropout(0.5)
-            self.decoder = gluon.nn.Dense(LSTM_VOCAB, flatten=False, in_units=LSTM_HIDDEN)
+            _language_model_parts(self, gluon, i2h_weight_initializer="uniform",
+                                  h2h_weight_initializer="uniform")
 
         def forward(self, tokens):
-            hidden = self.lstm(self.embedding_dropout(self.embedding(tokens)))
-            return self.decoder(self.dropout(hidden))
+            return _language_model_forward(self, tokens)
 
     if not issubclass(gluon.rnn.LSTM, gluon.HybridBlock):
         raise NotImplementedError("mxnet %s's gluon.rnn.LSTM is not a HybridBlock: no graph"
@@ -205,6 +193,21 @@ def _lstm_lm():
     if gluon_2():
         return LanguageModelGluon2()
     return LanguageModel(prefix="lstmlm_")
+
+
+def _language_model_parts(block, gluon, **lstm_initializers):
+    """The language model's layers, on `block` (1.x and 2.0 alike, in parameter order)."""
+    block.embedding = gluon.nn.Embedding(LSTM_VOCAB, LSTM_HIDDEN)
+    block.embedding_dropout = gluon.nn.Dropout(0.5)
+    block.lstm = gluon.rnn.LSTM(LSTM_HIDDEN, num_layers=LSTM_LAYERS, dropout=0.5,
+                                input_size=LSTM_HIDDEN, **lstm_initializers)
+    block.dropout = gluon.nn.Dropout(0.5)
+    block.decoder = gluon.nn.Dense(LSTM_VOCAB, flatten=False, in_units=LSTM_HIDDEN)
+
+
+def _language_model_forward(block, tokens):
+    hidden = block.lstm(block.embedding_dropout(block.embedding(tokens)))
+    return block.decoder(block.dropout(hidden))
 
 
 IMAGE = (3, 224, 224)
@@ -222,7 +225,8 @@ MODEL_BY_NAME = dict((m.name, m) for m in MODELS)
 
 
 def gluon_2():
-    """MXNet 2.0's Gluon: blocks without prefixes or name scopes, made for mx.np arrays."""
+    """MXNet 2.0's Gluon: blocks without prefixes or name scopes (on mx.np arrays from
+    2.0.0b1, on NDArrays in 2.0.0a0)."""
     return not hasattr(H.mx.gluon.Block, "name_scope")
 
 
@@ -420,10 +424,7 @@ def _fill(layer, index, rng):
 def _ones_like(out, ctx):
     """A head gradient of ones, of the output's kind (2.0's executor gives mx.np arrays)."""
     ones = H.mx.nd.ones(out.shape, ctx=ctx)
-    numpy_array = getattr(getattr(H.mx, "np", None), "ndarray", None)
-    if numpy_array is not None and isinstance(out, numpy_array):
-        return ones.as_np_ndarray()
-    return ones
+    return ones.as_np_ndarray() if _is_numpy_array(out) else ones
 
 
 class LayerCall(object):
@@ -476,8 +477,9 @@ def fusion_problem():
     features = getattr(getattr(H.mx, "runtime", None), "Features", None)
     if features is None:
         return "mxnet %s cannot say whether it has MKL-DNN (no mx.runtime)" % H.mx.__version__
-    if not features().is_enabled(fusion_backend()):
-        return "this build has no %s: no fusion" % fusion_backend()
+    backend = fusion_backend()
+    if not features().is_enabled(backend):
+        return "this build has no %s: no fusion" % backend
     return None
 
 

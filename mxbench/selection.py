@@ -252,12 +252,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         project = project_model.load(project_model.DEFAULT_CONFIG, args.results)
-        where = (project.store, args.machine or asvtools.machine_name(),
-                 project.commit(args.release), project.environment(args.flavor))
-        if project.store.result(*where[1:]) is None:
+        machine = args.machine or asvtools.machine_name()
+        commit, env_name = project.commit(args.release), project.environment(args.flavor)
+        if project.store.result(machine, commit, env_name) is None:
             raise MatrixError("no result of %s %s on machine %s in %s"
-                              % (args.release, args.flavor, where[1], project.store.results_dir))
-        table = slow_medium(*where, over_ms=args.over_ms)
+                              % (args.release, args.flavor, machine, project.store.results_dir))
+        table = slow_medium(project.store, machine, commit, env_name, args.over_ms)
     except (MatrixError, ResultFileError) as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
