@@ -51,14 +51,11 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-try:
-    from benchmarks import _harness as H, catalogue as C
-except ImportError:  # run from elsewhere: the catalogue lives beside this package
-    sys.path.insert(0, ROOT)
-    from benchmarks import _harness as H, catalogue as C
+from benchmarks import _harness as H, catalogue as C
+from mxbench.core.project import ROOT
 
-from mxbench import export, stats
+from mxbench.reports import export
+from mxbench.core import stats
 
 # Building, running and timing a call are the harness's (adhoc is its front end for runs
 # without asv); these names stay here too, as part of this module's library API.

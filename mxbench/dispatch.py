@@ -16,7 +16,7 @@ import sys
 
 from tabulate import tabulate
 
-from . import asvtools
+from mxbench.asvrun import runner as asvtools
 
 PROBE = r'''
 import sys, time

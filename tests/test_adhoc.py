@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from benchmarks import _harness as H, catalogue as C
-from mxbench import adhoc, stats
+from mxbench import adhoc
+from mxbench.core import stats
 
 mx = pytest.importorskip("mxnet")
 ROOT = Path(__file__).resolve().parent.parent

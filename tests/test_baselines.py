@@ -123,7 +123,7 @@ def test_baselines_config_is_the_history_config_plus_torch():
     asv.conf.json (so the ratios sit beside the history), with torch added and its own
     benchmark folder, results and site: the history's environments are not touched."""
     pytest.importorskip("asv", reason="asv reads the configs: the tool venv has it")
-    from mxbench.project import read_config
+    from mxbench.core.project import read_config
     history = read_config(str(ROOT / "asv.conf.json"))
     baselines = read_config(str(ROOT / "asv.baselines.conf.json"))
     assert baselines["matrix"]["req"].pop("torch") == "2.13.0"
@@ -156,7 +156,7 @@ def test_bench_module_has_a_class_per_mapped_entry_and_skips_what_is_missing():
 
 
 def _report(*args):
-    return subprocess.run([sys.executable, "-m", "mxbench.baselines"] + list(args),
+    return subprocess.run([sys.executable, "-m", "mxbench.reports.baselines"] + list(args),
                           cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True)
 
@@ -192,7 +192,8 @@ def test_site_gets_the_baselines_section(tmp_path):
     """mxbench.publish with the history's config: the baselines' asv site, the report page
     and its CSV beside the history's site, and a link on the front page."""
     pytest.importorskip("asv", reason="asv publishes the site")
-    from mxbench import asvtools, publish
+    from mxbench.asvrun import runner as asvtools
+    from mxbench.site import publish
     staging = tmp_path / "site"
     staging.mkdir()
     (staging / "index.html").write_text("<html><body>history</body></html>")

@@ -220,7 +220,7 @@ def report():
     if mx.__version__ != CATALOGUE_RELEASE:
         pytest.skip("coverage is checked against mxnet %s (installed: %s)"
                     % (CATALOGUE_RELEASE, mx.__version__))
-    from mxbench.coverage import coverage
+    from mxbench.reports.coverage import coverage
     return coverage(mx)
 
 
@@ -281,7 +281,7 @@ def test_backward_only_where_mxnet_has_a_gradient(report):
     or a gradient MXNet composes from other operators (listed above, with how). That the
     gradient runs, and is finite, is the smoke test's part."""
     import mxnet as mx
-    from mxbench.coverage import entry_registry_names, op_handles
+    from mxbench.reports.coverage import entry_registry_names, op_handles
     registered = mx.operator.get_all_registered_operators()
     handles = op_handles(mx, registered)
     names_of = {}
@@ -328,7 +328,7 @@ def test_release_dependent_entries_build_1_9_1s_call(report):
 def test_coverage_command_formats():
     pytest.importorskip("mxnet")
     for fmt in ("text", "markdown", "json"):
-        proc = subprocess.run([sys.executable, "-m", "mxbench.coverage", "--format", fmt],
+        proc = subprocess.run([sys.executable, "-m", "mxbench.reports.coverage", "--format", fmt],
                               cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True, timeout=120)
         assert proc.returncode == 0, proc.stderr[-2000:]
@@ -339,7 +339,7 @@ def test_coverage_reports_a_dropped_entry_as_missing(report):
     """The checker itself: an operator whose entry disappears shows up as missing."""
     import types
     import mxnet as mx
-    from mxbench.coverage import coverage
+    from mxbench.reports.coverage import coverage
     fake = types.SimpleNamespace(OPERATORS=[op for op in C.OPERATORS if op.name != "abs"],
                                  EXCLUDED=C.EXCLUDED)
     dropped = coverage(mx, catalogue=fake)
@@ -370,7 +370,7 @@ MIN_NUMPY_COVERED = 200  # of the 230 _np*/_npi*/_npx* operators of mxnet 1.9.1
 @pytest.fixture(scope="module")
 def numpy_report(report):
     import mxnet as mx
-    from mxbench.coverage import numpy_coverage
+    from mxbench.reports.coverage import numpy_coverage
     return numpy_coverage(mx)
 
 
@@ -396,7 +396,7 @@ def test_numpy_interface_covers_the_registry(numpy_report):
 def test_numpy_coverage_reports_a_dropped_entry_as_missing(numpy_report):
     import types
     import mxnet as mx
-    from mxbench.coverage import numpy_coverage
+    from mxbench.reports.coverage import numpy_coverage
     # A catalogue of two entries (cheap to profile): what they run is covered, no more.
     two = [op for op in C.OPERATORS if op.class_name in ("np_linalg_svd", "npx_relu")]
     small = numpy_coverage(mx, catalogue=types.SimpleNamespace(OPERATORS=two))
@@ -414,7 +414,7 @@ def test_numpy_coverage_reports_a_dropped_entry_as_missing(numpy_report):
 @pytest.fixture(scope="module")
 def registry_report(report, numpy_report):
     import mxnet as mx
-    from mxbench.coverage import registry_coverage
+    from mxbench.reports.coverage import registry_coverage
     return registry_coverage(mx, numpy_report=numpy_report)
 
 
@@ -438,7 +438,7 @@ def test_every_registered_operator_is_covered_or_excluded(registry_report):
 def test_registry_checker_reports_a_dropped_entry_as_missing(registry_report, numpy_report):
     import types
     import mxnet as mx
-    from mxbench.coverage import registry_coverage
+    from mxbench.reports.coverage import registry_coverage
     fake = types.SimpleNamespace(
         OPERATORS=[op for op in C.OPERATORS if op.class_name != "scalar_add"],
         EXCLUDED=C.EXCLUDED, REGISTRY_EXCLUDED=C.REGISTRY_EXCLUDED)

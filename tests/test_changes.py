@@ -5,8 +5,8 @@ import shutil
 import subprocess
 import sys
 
-from mxbench.changes import Change, aa_summary, compare
-from mxbench.results import Point
+from mxbench.reports.changes import Change, aa_summary, compare
+from mxbench.core.results import Point
 from tests.conftest import ROOT
 
 
@@ -18,7 +18,7 @@ def tool(asv_e2e, module, *args):
 
 def test_release_report_and_chart(asv_e2e, tmp_path):
     out, png = tmp_path / "changes.md", tmp_path / "changes.png"
-    proc = tool(asv_e2e, "mxbench.changes", "releases", "--machine", asv_e2e.machine,
+    proc = tool(asv_e2e, "mxbench.reports.changes", "releases", "--machine", asv_e2e.machine,
                 "-o", str(out), "--chart", str(png))
     assert proc.returncode == 0, proc.stdout
     text = out.read_text()
@@ -32,13 +32,13 @@ def test_release_report_and_chart(asv_e2e, tmp_path):
 
 def test_aa_on_two_real_runs_of_one_release(asv_e2e):
     second = asv_e2e.machine + "-again"
-    from mxbench import asvtools
+    from mxbench.asvrun import runner as asvtools
     asvtools.ensure_machine(second)
     try:
         proc = asv_e2e.mxbench("--machine", second, "run", "1.9.1", "--flavor", "cpu-mkldnn",
                                "--bench", r"^bench_overhead\.Dispatch\.", "--", "-a", "rounds=1")
         assert proc.returncode == 0, proc.stdout[-3000:]
-        proc = tool(asv_e2e, "mxbench.changes", "aa", "--machine-a", asv_e2e.machine,
+        proc = tool(asv_e2e, "mxbench.reports.changes", "aa", "--machine-a", asv_e2e.machine,
                     "--machine-b", second, "--release", "1.9.1", "--flavor", "cpu-mkldnn")
         assert proc.returncode == 0, proc.stdout
         assert "A/A 1.9.1 cpu-mkldnn" in proc.stdout and "points" in proc.stdout
@@ -48,7 +48,7 @@ def test_aa_on_two_real_runs_of_one_release(asv_e2e):
 
 
 def test_cost_lists_where_the_time_went(asv_e2e):
-    proc = tool(asv_e2e, "mxbench.cost", "--machine", asv_e2e.machine, "--release", "1.9.1")
+    proc = tool(asv_e2e, "mxbench.reports.cost", "--machine", asv_e2e.machine, "--release", "1.9.1")
     assert proc.returncode == 0, proc.stdout
     assert "benchmarking" in proc.stdout and "bench_operators" in proc.stdout
 
@@ -72,7 +72,7 @@ def test_aa_summary_counts():
 
 
 def test_documented_changes_are_checked_against_the_bracketing_pair():
-    from mxbench.changes import check_documented, documented_markdown
+    from mxbench.reports.changes import check_documented, documented_markdown
     entry = {"release": "1.9.0", "benchmarks": ["bench_operators.LayerNorm.time_forward"],
              "flavors": ["cpu-mkldnn", "cpu-openblas"], "expect": "faster",
              "what": "LayerNorm kernel", "source": "https://example.invalid/pr"}
@@ -97,7 +97,7 @@ def test_documented_changes_are_checked_against_the_bracketing_pair():
 
 def test_documented_changes_file_is_well_formed():
     from env_matrix.matrix import load
-    from mxbench.changes import load_documented
+    from mxbench.reports.changes import load_documented
     releases = set(load().releases())
     for entry in load_documented():
         assert entry["release"] in releases, entry
@@ -115,7 +115,7 @@ HISTORY_MACHINE = "amd-epyc-2cpu-24gb"  # the committed history in results/
 
 
 def changes_cli(*args):
-    return subprocess.run([sys.executable, "-m", "mxbench.changes"] + list(args),
+    return subprocess.run([sys.executable, "-m", "mxbench.reports.changes"] + list(args),
                           cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=600)
 

@@ -1,7 +1,7 @@
 """mxbench.check's benchmark selection (the asv runs are in test_e2e.py)."""
 import re
 
-from mxbench.check import CHECK_BENCH, points_regex
+from mxbench.commands.check import CHECK_BENCH, points_regex
 
 
 def test_the_default_selection_leaves_out_only_the_roofline_rates():

@@ -16,8 +16,9 @@ import pytest
 from tests.conftest import ROOT, AsvProject, E2E_ATTRS
 
 from env_matrix import matrix as M
-from mxbench import asvtools, publish
-from mxbench.results import Store
+from mxbench.asvrun import runner as asvtools
+from mxbench.site import publish
+from mxbench.core.results import Store
 
 WORKFLOW = ROOT / ".github" / "workflows" / "matrix.yml"
 SECOND_MACHINE = "mxbench-e2e-second"
@@ -109,7 +110,7 @@ def test_two_machines_merge_and_the_published_site_shows_both(asv_e2e, tmp_path)
     assert mxbench("merge", str(second.results_dir), config=target.conf_path).returncode == 0
     assert {p: open(p).read() for p in store.files()} == before
 
-    proc = subprocess.run([sys.executable, "-m", "mxbench.publish", "--config",
+    proc = subprocess.run([sys.executable, "-m", "mxbench.site.publish", "--config",
                            str(target.conf_path)], cwd=str(ROOT), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr

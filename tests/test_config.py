@@ -10,8 +10,8 @@ import pytest
 from asv.config import Config
 
 from env_matrix.matrix import load
-from mxbench import project as project_model
-from mxbench.project import read_config
+from mxbench.core import project as project_model
+from mxbench.core.project import read_config
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX = load()
@@ -203,7 +203,7 @@ def test_a_variant_other_than_default_selects_the_variants_config():
 
 
 def test_a_config_copy_resolves_paths_and_conf_dir_and_loads_in_asv(tmp_path):
-    from mxbench import asvtools
+    from mxbench.asvrun import runner as asvtools
     path = asvtools.config_copy(project_model.VARIANTS_CONFIG, str(tmp_path / "copy.json"),
                                 results_dir=str(tmp_path / "elsewhere"))
     copy = read_config(path)

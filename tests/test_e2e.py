@@ -74,7 +74,7 @@ def test_a_variant_runs_as_its_own_environment_and_compares(asv_e2e):
         floor = values(result, "bench_overhead.Dispatch.time_add_1_element")
         assert floor and all(v is not None and 0 < v < 1 for v in floor if not math.isnan(v))
         ab = subprocess.run(
-            [sys.executable, "-m", "mxbench.changes", "--config", str(asv_e2e.conf_path), "ab",
+            [sys.executable, "-m", "mxbench.reports.changes", "--config", str(asv_e2e.conf_path), "ab",
              "--machine-a", asv_e2e.machine, "--machine-b", asv_e2e.machine,
              "--variant-b", "one-core", "--release", "1.9.1"],
             cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -83,7 +83,7 @@ def test_a_variant_runs_as_its_own_environment_and_compares(asv_e2e):
         assert ab.stdout.startswith("A/B 1.9.1 cpu-mkldnn, %s vs %s/one-core"
                                     % (asv_e2e.machine, asv_e2e.machine)), ab.stdout
         cost = subprocess.run(
-            [sys.executable, "-m", "mxbench.cost", "--config", str(asv_e2e.variants_conf_path),
+            [sys.executable, "-m", "mxbench.reports.cost", "--config", str(asv_e2e.variants_conf_path),
              "--machine", asv_e2e.machine, "--release", "1.9.1", "--variant", "one-core"],
             cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             universal_newlines=True, timeout=300)

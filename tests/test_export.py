@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from mxbench import export, stats
+from mxbench.reports import export
+from mxbench.core import stats
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASES = {"1.8.0.post0", "1.9.1"}
@@ -40,7 +41,7 @@ def column(columns, key, index):
 
 
 def run_export(*args):
-    return subprocess.run([sys.executable, "-m", "mxbench.export"] + [str(a) for a in args],
+    return subprocess.run([sys.executable, "-m", "mxbench.reports.export"] + [str(a) for a in args],
                           cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=300)
 

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from mxbench import results
+from mxbench.core import results
 from tests.conftest import E2E_ATTRS, ROOT, AsvProject
 
 FLAVOR = "cpu-mkldnn"
@@ -236,9 +236,9 @@ def test_a_bad_file_is_named_and_nothing_answers_without_it(project, how):
     damaged = bad.read_bytes()
     name = str(bad)
     runs = {
-        "changes": tool(project, "mxbench.changes", "--config", str(project.conf_path),
+        "changes": tool(project, "mxbench.reports.changes", "--config", str(project.conf_path),
                         "releases", "--machine", project.machine),
-        "export": tool(project, "mxbench.export", str(project.results_dir)),
+        "export": tool(project, "mxbench.reports.export", str(project.results_dir)),
         "run": subprocess.run(project.mxbench_command(
             "run", "1.8.0.post0", "1.9.1", "--bench", r"^bench_overhead\.Dispatch\.time_add",
             "--", *E2E_ATTRS), cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -165,8 +165,8 @@ def test_bench_models_imports_on_python_3_7_without_mxnet_calls():
 def test_report_on_the_recorded_1_9_1_results(capsys):
     """The committed history has the model benchmarks of 1.9.1 (cpu-mkldnn): every model and
     batch has its prediction from the layers and its measured time."""
-    from mxbench import models as report
-    from mxbench import project as project_model
+    from mxbench.reports import models as report
+    from mxbench.core import project as project_model
     project = project_model.load(str(ROOT / "asv.conf.json"))
     machine = "amd-epyc-2cpu-24gb"
     assert "1.9.1" in report.recorded_releases(project, machine, "cpu-mkldnn")
@@ -183,9 +183,9 @@ def test_report_on_the_recorded_1_9_1_results(capsys):
 
 
 def test_site_page_shows_the_newest_recorded_release_against_the_one_before(tmp_path):
-    from mxbench import models as report
-    from mxbench import project as project_model
-    from mxbench.models import write_site_page
+    from mxbench.reports import models as report
+    from mxbench.core import project as project_model
+    from mxbench.reports.models import write_site_page
     page = Path(write_site_page(str(ROOT / "asv.conf.json"), str(tmp_path), log=lambda m: None))
     text = page.read_text()
     project = project_model.load(str(ROOT / "asv.conf.json"))

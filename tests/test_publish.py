@@ -18,7 +18,8 @@ import pytest
 
 from tests.conftest import ROOT, AsvProject
 
-from mxbench import asvtools, publish
+from mxbench.asvrun import runner as asvtools
+from mxbench.site import publish
 
 MACHINE = "amd-epyc-2cpu-24gb"
 GOOD_FILES = (
@@ -37,7 +38,7 @@ def missing(what):
 
 
 def run_publish(*args, config):
-    return subprocess.run([sys.executable, "-m", "mxbench.publish", "--config", str(config)]
+    return subprocess.run([sys.executable, "-m", "mxbench.site.publish", "--config", str(config)]
                           + list(args), cwd=str(ROOT), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
 
@@ -135,7 +136,7 @@ def test_a_bad_results_file_leaves_the_published_site_as_it_was(project, bad_res
 
 def test_ctrl_c_during_asv_publish_leaves_the_site_and_exits_130(project):
     before = snapshot(project.html_dir)
-    proc = subprocess.Popen([sys.executable, "-m", "mxbench.publish", "--config",
+    proc = subprocess.Popen([sys.executable, "-m", "mxbench.site.publish", "--config",
                              str(project.conf_path)], cwd=str(ROOT), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, universal_newlines=True,
                             start_new_session=True)

@@ -9,7 +9,8 @@ import shutil
 
 import pytest
 
-from mxbench import asvtools, results
+from mxbench.asvrun import runner as asvtools
+from mxbench.core import results
 from tests.conftest import ROOT
 
 HISTORY = ROOT / "results" / "amd-epyc-2cpu-24gb"

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from asv.benchmarks import Benchmarks
 
 from benchmarks.catalogue import OPERATORS
-from mxbench import selection as S
+from mxbench.core import selection as S
 
 SUITE = S.discover()
 S_ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +64,7 @@ def test_the_entries_with_a_slow_medium_call_are_short_on_small_as_recorded():
     import subprocess
     import sys
     from benchmarks import catalogue as C
-    proc = subprocess.run([sys.executable, "-m", "mxbench.selection", "slow-medium",
+    proc = subprocess.run([sys.executable, "-m", "mxbench.core.selection", "slow-medium",
                            "--results", "experiments", "--machine",
                            "amd-epyc-2cpu-24gb-set-old1"], cwd=str(S_ROOT),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -51,8 +51,8 @@ except ImportError:  # the browser tests skip (or fail in CI) with what to insta
 
 from tests.conftest import E2E_ATTRS, ROOT, AsvProject
 
-from mxbench import publish
-from mxbench.results import BOOT_FIELDS
+from mxbench.site import publish
+from mxbench.core.results import BOOT_FIELDS
 
 CHROMIUM = os.environ.get("MXBENCH_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("MXBENCH_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -167,7 +167,7 @@ def site(asv_e2e, tmp_path_factory):
 
     run("mxbench", "--config", str(config), "--machine", asv_e2e.machine, "run",
         *EXTRA_RELEASES, "--flavor", "cpu-mkldnn", "--bench", EXTRA_BENCH, "--", *E2E_ATTRS)
-    output = run("mxbench.publish", "--config", str(config))
+    output = run("mxbench.site.publish", "--config", str(config))
     return types.SimpleNamespace(html=base / "html", output=output)
 
 
@@ -180,7 +180,7 @@ def history_site(tmp_path_factory):
                 "(Debian: apt-get install -y npm)")
     project = AsvProject(tmp_path_factory.mktemp("history"))
     shutil.copytree(str(ROOT / "results"), str(project.results_dir))
-    proc = subprocess.run([sys.executable, "-m", "mxbench.publish", "--config",
+    proc = subprocess.run([sys.executable, "-m", "mxbench.site.publish", "--config",
                            str(project.conf_path)], cwd=str(ROOT), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=1800)
     assert proc.returncode == 0, proc.stdout[-5000:]

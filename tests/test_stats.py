@@ -4,7 +4,7 @@ import math
 import pytest
 from asv_runner.statistics import compute_stats, quantile
 
-from mxbench import stats
+from mxbench.core import stats
 
 
 def test_samples_one_to_hundred():

@@ -4,7 +4,7 @@
     project.environment("cpu-openblas")          # asv environment name of a flavor
     project.commit("1.9.1")                      # ladder commit of a release
     project.built_releases("cpu-openblas")       # releases the flavor can run here
-    project.store                                # the results (mxbench.results.Store)
+    project.store                                # the results (mxbench.core.results.Store)
 
 Every mxbench command asks this object; nothing else parses asv configs, ladder tags or
 the release x flavor matrix.
@@ -16,9 +16,9 @@ from functools import lru_cache
 from env_matrix import ladder
 from env_matrix.matrix import OK, MatrixError, load as load_matrix
 
-from mxbench import results
+from mxbench.core import results
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_CONFIG = os.path.join(ROOT, "asv.conf.json")
 GPU_CONFIG = os.path.join(ROOT, "asv.gpu.conf.json")
 VARIANTS_CONFIG = os.path.join(ROOT, "asv.variants.conf.json")

@@ -27,7 +27,8 @@ import re
 import subprocess
 import sys
 
-from mxbench import stats
+from mxbench.core import stats
+from mxbench.core.formatting import human_value
 
 COLUMNS = ("machine", "commit", "tag", "env", "benchmark", "params", "unit", "status",
            "stats_source", "result", "number") + stats.FIELDS
@@ -128,7 +129,7 @@ def _matches(regex, *texts):
 
 def open_store(results_dir):
     """(Store, machine or None) for a results directory or one machine's folder in it."""
-    from mxbench.results import MACHINE_FILE, Store
+    from mxbench.core.results import MACHINE_FILE, Store
     results_dir = os.path.abspath(str(results_dir))
     if not os.path.isdir(results_dir):
         raise ValueError("no results directory at %s" % results_dir)
@@ -182,26 +183,6 @@ def render_csv(rows, columns):
     for row in rows:
         writer.writerow(dict((k, "" if row.get(k) is None else row.get(k)) for k in columns))
     return buf.getvalue()
-
-
-SECONDS_SCALE = ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"))
-BYTES_SCALE = ((2 ** 30, "GiB"), (2 ** 20, "MiB"), (2 ** 10, "KiB"), (1, "B"))
-
-
-def human_value(value, unit):
-    """A number with its unit scaled for reading: 5.18e-05 seconds -> '51.8us'."""
-    if value is None or value == "":
-        return ""
-    if isinstance(value, float) and math.isnan(value):
-        return "n/a"
-    scale = {"seconds": SECONDS_SCALE, "bytes": BYTES_SCALE}.get(unit)
-    if not scale:
-        return "%.4g" % value
-    for factor, name in scale:
-        if abs(value) >= factor:
-            return "%.3g%s" % (value / factor, name)
-    factor, name = scale[-1]
-    return "%.3g%s" % (value / factor, name)
 
 
 def markdown_cell(value):
@@ -274,7 +255,7 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
-    from mxbench.results import ResultsProblem
+    from mxbench.core.results import ResultsProblem
     try:
         rows = collect_rows(args.results_dir, benchmark=args.benchmark, env=args.env,
                             repo=args.repo, ok_only=args.ok_only)

@@ -22,10 +22,10 @@ import sys
 from collections import namedtuple
 
 from env_matrix.matrix import OK, MatrixError
-from mxbench import asvtools
-from mxbench import project as project_model
-from mxbench.export import human_value
-from mxbench.results import ResultFileError, ResultsProblem, measured
+from mxbench.asvrun import runner as asvtools
+from mxbench.core import project as project_model
+from mxbench.core.formatting import human_value, positive_factor
+from mxbench.core.results import ResultFileError, ResultsProblem, measured
 
 Change = namedtuple("Change", "name before after ratio verdict unit")
 
@@ -360,17 +360,6 @@ def by_kind(changes):
             kind = "track, other"
         groups.setdefault(kind, []).append(c)
     return groups
-
-
-def positive_factor(text):
-    """--factor: a ratio above 1 (1.3 = 30 % slower)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("not a number: %r" % text)
-    if not value > 1.0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError("must be a ratio above 1 (e.g. 1.3), not %s" % text)
-    return value
 
 
 def main(argv=None):

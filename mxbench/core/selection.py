@@ -29,7 +29,6 @@ skips, and the results store keeps the points a long run measured (results.merge
 import importlib
 import inspect
 import itertools
-import os
 import pkgutil
 import re
 
@@ -167,7 +166,7 @@ def recorded(store, machine, commit, env_name):
     """{point name: measured value} of one result file, only the rows whose benchmark
     version is known (so a version bump is measured again)."""
     from asv.commands.compare import unroll_result
-    from mxbench.results import measured
+    from mxbench.core.results import measured
     result = store.result(machine, commit, env_name)
     if result is None:
         return {}, {}
@@ -216,7 +215,7 @@ def slow_medium(store, machine, commit, env_name, over_ms=SLOW_MEDIUM_OVER_MS):
     medium point (first dtype, cpu), forward or forward+backward, is recorded at `over_ms` or
     more in one result file: the slower of the two, rounded down to the millisecond."""
     from benchmarks.catalogue import OPERATORS
-    from mxbench.results import measured
+    from mxbench.core.results import measured
     points = store.points(machine, commit, env_name)
     out = {}
     for op in OPERATORS:
@@ -232,15 +231,21 @@ def slow_medium(store, machine, commit, env_name, over_ms=SLOW_MEDIUM_OVER_MS):
     return out
 
 
+def chosen(args):
+    """--selection, else long within an explicit --bench (the regex is the choice), else
+    short."""
+    return args.selection or ("long" if args.bench else DEFAULT_SELECTION)
+
+
 def main(argv=None):
     """python -m mxbench.selection slow-medium: the entries whose medium call is recorded at
     --over-ms or more, as the catalogue's SLOW_MEDIUM_MS table (benchmarks/catalogue.py)."""
     import argparse
     import sys
     from env_matrix.matrix import MatrixError
-    from mxbench import asvtools
-    from mxbench import project as project_model
-    from mxbench.results import ResultFileError
+    from mxbench.asvrun import runner as asvtools
+    from mxbench.core import project as project_model
+    from mxbench.core.results import ResultFileError
     parser = argparse.ArgumentParser(prog="python -m mxbench.selection", description=main.__doc__)
     parser.add_argument("command", choices=["slow-medium"])
     parser.add_argument("--release", default="1.9.1")

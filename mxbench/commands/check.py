@@ -17,9 +17,10 @@ import os
 import re
 
 from env_matrix.matrix import MatrixError
-from mxbench import asvtools
-from mxbench import selection as point_selection
-from mxbench.results import Store
+from mxbench.asvrun import runner as asvtools
+from mxbench.core import selection as point_selection
+from mxbench.core.formatting import positive_factor
+from mxbench.core.results import Store
 
 # The gating check's defaults (docs/check.md): the variant whose A/A pairs are quietest;
 # the factor at which no slow-down of either low-noise A/A pair was flagged in both passes
@@ -29,6 +30,33 @@ CHECK_VARIANT = "low-noise"
 CHECK_FACTOR = 1.3
 CHECK_BENCH = r"^(?!bench_roofline\.|bench_models\.)"
 NO_VERDICT = 2
+
+
+def setup_arguments(subparsers):
+    check = subparsers.add_parser("check", help="asv continuous BASE HEAD: exit 1 on a regression")
+    check.add_argument("base", help="release to compare against, e.g. 1.9.0")
+    check.add_argument("head", help="release to check, e.g. 1.9.1")
+    check.add_argument("--flavor", default="cpu-mkldnn")
+    check.add_argument("--variant", default=CHECK_VARIANT,
+                       help="how MXNet runs (env_matrix/variants.json; default: %(default)s)")
+    check.add_argument("--factor", type=positive_factor, default=CHECK_FACTOR,
+                       help="slow-down that fails the check (default: %(default)s)")
+    check.add_argument("--selection", choices=point_selection.SELECTIONS,
+                       help="short (the default) or long; with --bench: long")
+    check.add_argument("--bench", "-b",
+                       help="asv benchmark regex (default: all but the roofline rates)")
+    check.add_argument("--no-second-pass", action="store_true",
+                       help="fail on the first pass's flags (no re-measurement)")
+    check.set_defaults(func=cmd_check, takes_asv_args=True)
+    return check
+
+
+def cmd_check(args):
+    # the default points: the short selection, but for the roofline rates; an explicit -b
+    # picks from the whole grid unless --selection says otherwise
+    return run_check(args.project, args.base, args.head, args.flavor, args.variant,
+                     args.factor, args.bench or CHECK_BENCH, args.machine, args.asv_args,
+                     confirm=not args.no_second_pass, selection=point_selection.chosen(args))
 
 
 def check_store(project):
@@ -47,7 +75,7 @@ def forget_results(store, machine, commits, env_name):
 
 def compared_points(store, machine, base, head, env_name, factor):
     """asv compare's verdict for every point measured on both sides."""
-    from mxbench.changes import compare
+    from mxbench.reports.changes import compare
     before, after = (store.points(machine, c, env_name) for c in (base, head))
     return compare(before, after, factor)
 

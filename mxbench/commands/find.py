@@ -22,10 +22,28 @@ import math
 
 from env_matrix.matrix import MatrixError
 
-from . import asvtools
-from .results import measured
+from mxbench.asvrun import runner as asvtools
+from mxbench.core.formatting import positive_factor
+from mxbench.core.results import measured
 
 FOUND, NOT_FOUND, NO_VERDICT = 0, 1, 2
+
+
+def setup_arguments(subparsers):
+    find = subparsers.add_parser("find", help="bisect a change across the ladder for one flavor")
+    find.add_argument("range", help="GOOD..BAD, both included, e.g. 1.6.0..1.9.1")
+    find.add_argument("benchmark", help="exact benchmark name")
+    find.add_argument("--flavor", default="cpu-mkldnn")
+    find.add_argument("--invert", action="store_true", help="look for an improvement")
+    find.add_argument("--factor", type=positive_factor, default=1.2,
+                      help="a point moved when asv compare would flag it at this factor")
+    find.set_defaults(func=cmd_find)
+    return find
+
+
+def cmd_find(args):
+    return Bisection(args.project, args.benchmark, args.flavor, args.machine, args.invert,
+                     args.factor).run(args.range)
 
 
 def releases_in_range(project, range_spec):
@@ -120,7 +138,7 @@ class Bisection(object):
 
     def verdict(self, before, after):
         """asv compare's rule on the final pair, point by point."""
-        from .changes import compare
+        from mxbench.reports.changes import compare
         wanted = "faster" if self.invert else "slower"
         self.measure(before)
         self.measure(after)

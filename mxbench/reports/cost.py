@@ -15,9 +15,9 @@ from collections import defaultdict
 from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
-from mxbench import asvtools
-from mxbench import project as project_model
-from mxbench.results import ResultFileError, measured
+from mxbench.asvrun import runner as asvtools
+from mxbench.core import project as project_model
+from mxbench.core.results import ResultFileError, measured
 
 
 def durations(store, machine, commit, env_name):

@@ -61,7 +61,7 @@ import tempfile
 import threading
 import time
 
-from . import asvtools
+from mxbench.asvrun import runner as asvtools
 
 SITE_DIR = os.path.join(asvtools.ROOT, "site")
 VENDOR = "vendor"
@@ -652,8 +652,8 @@ def run_asv_publish(config, staging, asv_extra=(), log=print):
 def results_for_site(config, target):
     """The config's results as asv publish reads them: a copy without the fields that move
     between boots of one machine (results.BOOT_FIELDS), so each machine is one history."""
-    from mxbench import project as project_model
-    from mxbench.results import copy_for_site
+    from mxbench.core import project as project_model
+    from mxbench.core.results import copy_for_site
     store = project_model.load(config).store
     if not os.path.isdir(store.results_dir):
         return store.results_dir  # asv publish says what is missing
@@ -674,8 +674,8 @@ def _split_html_dir(asv_extra, config):
 def require_valid_results(config):
     """Every results file asv publish would read is usable: a bad one is named, and no site
     is published without it (asv would crash on it, or leave its release out)."""
-    from mxbench import project as project_model
-    from mxbench.results import ResultsProblem
+    from mxbench.core import project as project_model
+    from mxbench.core.results import ResultsProblem
     try:
         project_model.load(config).store.require_valid()
     except ResultsProblem as exc:
@@ -696,11 +696,11 @@ BASELINES_LINK = ('<div id="mxbench-baselines-link" style="position:fixed;bottom
 def add_baselines(config, staging, log=print):
     """With the default config and recorded baselines: publish asv.baselines.conf.json into
     <staging>/baselines, write the report page and CSV, link them from index.html."""
-    from mxbench import baselines
+    from mxbench.reports import baselines
     if os.path.abspath(config) != os.path.abspath(asvtools.DEFAULT_CONFIG):
         return False
     baselines_config = baselines.BASELINES_CONFIG
-    from mxbench import project as project_model
+    from mxbench.core import project as project_model
     if not os.path.exists(baselines_config) or not project_model.load(
             baselines_config).store.files():
         return False
@@ -743,7 +743,7 @@ def publish(config, html_dir, asv_extra=(), vendor_only=False, log=print, state=
         else:
             require_valid_results(config)
             run_asv_publish(config, staging, asv_extra, log=log)
-            from .models import write_site_page
+            from mxbench.reports.models import write_site_page
             write_site_page(config, staging, log=log)
         localize_site(staging, log=log)
         if not vendor_only:

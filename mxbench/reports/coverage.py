@@ -3,7 +3,7 @@
     python -m mxbench.coverage [--format text|markdown|json] [--list covered|excluded|missing|all]
     python -m mxbench.coverage --registry [--list ...]   # every registered operator, by family
 
-    from mxbench.coverage import coverage
+    from mxbench.reports.coverage import coverage
     report = coverage()          # a dict; report["counts"] has the numbers
 
 Public operators are the registered names without a leading underscore. Two counts:
@@ -27,15 +27,10 @@ MXNet's profiler: each entry's small case, forward and backward, once (about a m
 import argparse
 import ctypes
 import json
-import os
 import sys
 from collections import OrderedDict
 
-try:
-    from benchmarks import catalogue as C
-except ImportError:  # run from elsewhere: the catalogue lives beside this package
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from benchmarks import catalogue as C
+from benchmarks import catalogue as C
 
 COVERED, ALIAS, EXCLUDED, MISSING = "covered", "alias", "excluded", "missing"
 

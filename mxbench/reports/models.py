@@ -8,7 +8,7 @@
 extract builds each model (benchmarks/_models.py) on the installed MXNet, hybridizes it,
 traces its symbol graph, infers the shapes for each batch and writes the unique layers
 (operator, attributes, input shapes, dtype, count) that benchmarks/bench_models.py turns into
-asv benchmarks. report reads recorded results (mxbench.results.Store): per model and batch,
+asv benchmarks. report reads recorded results (mxbench.core.results.Store): per model and batch,
 total vs unique layers, the predicted time (sum of count x layer time, Benanza's estimate)
 against the measured end-to-end time, each layer's share; with --base, which layers account
 for the model's change between two releases.
@@ -24,13 +24,11 @@ import sys
 from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
-from mxbench import asvtools
-from mxbench import project as project_model
-from mxbench.results import ResultsProblem, write_json_atomic
+from mxbench.asvrun import runner as asvtools
+from mxbench.core import project as project_model
+from mxbench.core.results import ResultsProblem, write_json_atomic
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-from benchmarks import _models as M  # noqa: E402  (imports mxnet lazily, via _harness)
+from benchmarks import _models as M  # imports mxnet lazily, via the harness
 
 
 def extraction():

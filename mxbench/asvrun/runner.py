@@ -20,8 +20,8 @@ import sys
 import threading
 
 from env_matrix.matrix import MatrixError
-from mxbench import project as project_model
-from mxbench import results
+from mxbench.core import project as project_model
+from mxbench.core import results
 
 ROOT = project_model.ROOT
 DEFAULT_CONFIG = project_model.DEFAULT_CONFIG

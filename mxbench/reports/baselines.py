@@ -26,8 +26,8 @@ from collections import OrderedDict, namedtuple
 
 from tabulate import tabulate
 
-from mxbench import asvtools
-from mxbench.results import ResultFileError, ResultsProblem, measured
+from mxbench.asvrun import runner as asvtools
+from mxbench.core.results import ResultFileError, ResultsProblem, measured
 
 BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
 MODULE = "bench_baselines."
@@ -53,7 +53,7 @@ def collect(config=BASELINES_CONFIG, machine=None, results_dir=None):
     """(rows, versions): one Row per (operator, timing, shape, dtype, flavor, release) with
     the three times in seconds (None where not measured); versions: {(flavor, release):
     {"torch": ..., "numpy": ...}} as the environment's matrix recorded them."""
-    from mxbench import project as project_model
+    from mxbench.core import project as project_model
     project = project_model.load(config, results_dir)
     store = project.store
     store.require_valid(machine)

@@ -1,0 +1,92 @@
+"""python -m mxbench <command>: the suite's one command line.
+
+    setup      the release ladder and this machine's asv entry
+    run        record releases into results/ (default: the newest two final releases)
+    check      asv continuous BASE HEAD and a second pass: exit 1 on a confirmed slow-down
+    compare    asv compare of two recorded releases, per flavor
+    find       bisect a change along the ladder for one flavor
+    merge      fold other machines' results (CI artifacts) into results/
+
+`python -m mxbench <command> --help` says more. Options before the command (--config,
+--machine, --results) apply to every command. Arguments after `--` go to asv as they are.
+Ctrl-C: what finished is kept, exit 130 (SIGTERM: 143). Bad input or unusable results: one
+line naming the problem, exit 2.
+"""
+import argparse
+import signal
+import sys
+
+from env_matrix.matrix import MatrixError
+
+from mxbench.asvrun import runner as asvtools
+from mxbench.commands import check, ci_matrix, compare, find, merge, run, setup
+from mxbench.core import errors
+from mxbench.core import project as project_model
+from mxbench.core.results import ResultFileError, ResultsProblem
+
+# The commands, in the order `--help` lists them: each module adds its parser and sets
+# func (and takes_asv_args / needs_project where they differ from the defaults below).
+COMMANDS = (setup, run, check, compare, find, merge, ci_matrix)
+
+
+def add_common_options(parser, top_level):
+    """--config, --machine and --results, accepted before the command and after it."""
+    default = None if top_level else argparse.SUPPRESS
+    parser.add_argument("--config", default=default,
+                        help="asv config (default: asv.conf.json; asv.gpu.conf.json for GPUs)")
+    parser.add_argument("--machine", default=default,
+                        help="asv machine name (default: from the hardware)")
+    parser.add_argument("--results", metavar="DIR", default=default,
+                        help="results directory instead of the config's (e.g. experiments)")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="python -m mxbench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_common_options(parser, top_level=True)
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in COMMANDS:
+        command = module.setup_arguments(subparsers)
+        add_common_options(command, top_level=False)
+    parser.set_defaults(takes_asv_args=False, needs_project=True)
+    return parser
+
+
+def parse(argv):
+    """The namespace of a command line; what follows `--` is args.asv_args."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    asv_args = argv[argv.index("--") + 1:] if "--" in argv else []
+    parser = build_parser()
+    args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    if asv_args and not args.takes_asv_args:
+        parser.error("asv arguments after -- are not taken by `%s`" % args.command)
+    args.asv_args = asv_args
+    return args
+
+
+def terminate(signum, frame):
+    raise asvtools.Interrupted(signum)
+
+
+def main(argv=None):
+    args = parse(argv)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # KeyboardInterrupt from here on
+    signal.signal(signal.SIGTERM, terminate)  # like Ctrl-C: one line, exit 143, nothing lost
+    try:
+        if args.needs_project:
+            chosen = getattr(args, "variant", None) or []
+            args.project = project_model.load(
+                args.config or project_model.DEFAULT_CONFIG, args.results).for_variants(
+                    [chosen] if isinstance(chosen, str) else chosen)
+        return args.func(args)
+    except (errors.UserError, MatrixError, ResultFileError) as exc:
+        print("error: %s" % errors.one_line(exc), file=sys.stderr)
+        return getattr(exc, "exit_code", errors.USAGE)
+    except ResultsProblem as exc:
+        print("error: results that cannot be used (restore them with `git checkout -- FILE`, "
+              "or move them aside to measure again):\n%s" % exc, file=sys.stderr)
+        return errors.USAGE
+    except (asvtools.Interrupted, KeyboardInterrupt) as exc:
+        print("interrupted: what finished is kept in results/; run the same command again "
+              "to resume", file=sys.stderr)
+        return getattr(exc, "exit_code", errors.INTERRUPTED)

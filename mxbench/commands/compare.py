@@ -1,0 +1,69 @@
+"""`mxbench compare`: asv compare of two recorded releases, per flavor, on validated files."""
+from mxbench.asvrun import runner as asvtools
+from mxbench.core.formatting import positive_factor
+
+
+def setup_arguments(subparsers):
+    compare = subparsers.add_parser(
+        "compare", help="asv compare of two recorded releases, per flavor")
+    compare.add_argument("base", help="e.g. 1.8.0.post0")
+    compare.add_argument("head", help="e.g. 1.9.1")
+    compare.add_argument("--flavor", action="append", help="only this flavor (repeatable)")
+    compare.add_argument("--factor", type=positive_factor, default=1.1,
+                         help="ratio asv compare marks as a change (default: %(default)s)")
+    compare.add_argument("--only-changed", action="store_true",
+                         help="only the points asv marks as changed")
+    compare.set_defaults(func=cmd_compare, takes_asv_args=True)
+    return compare
+
+
+def compare_machine(project, requested, commits, env_name):
+    """The machine whose results `compare` uses: the one asked for, else this machine when
+    it has both releases, else the only machine that has them."""
+    return asvtools.reading_machine(
+        project.store, requested,
+        lambda m: all(project.store.has(m, c, env_name) for c in commits),
+        "both releases in %s" % env_name)
+
+
+def cmd_compare(args):
+    """Real `asv compare`, after the files it reads are validated, per flavor."""
+    project = args.project
+    commits = [project.commit(r) for r in (args.base, args.head)]
+    code = 0
+    for flavor in args.flavor or project.flavors:
+        env_name = project.environment(flavor)
+        missing = [r for r in (args.base, args.head) if project.wheel(r, flavor).status != "ok"]
+        if missing:
+            print("%s: no build of %s here (%s)" % (flavor, " or ".join(missing),
+                                                     project.wheel(missing[0], flavor).describe()))
+            continue
+        machine = compare_machine(project, args.machine, commits, env_name)
+        project.store.require_valid(machine, commits)
+        print("%s: results of machine %s" % (flavor, machine), flush=True)
+        asv_args = ["compare", "--machine", machine, "-E", env_name, "--factor", str(args.factor)]
+        if args.only_changed:
+            asv_args.append("--only-changed")
+        rows = GpuRowFilter(project.matrix.flavor(flavor).device)
+        code = max(code, asvtools.run_asv(asv_args + args.asv_args + commits, config=project.config,
+                                          cwd=project.base, keep_line=rows.keep))
+        if rows.left_out:
+            print("(%d rows of device='gpu' points left out: %s has no GPU, they only skip)"
+                  % (rows.left_out, flavor))
+    return code
+
+
+class GpuRowFilter(object):
+    """Leaves out asv compare's rows of GPU parameter points in a CPU flavor's comparison:
+    every benchmark class carries a device parameter, and on a CPU build its GPU points can
+    only skip (n/a)."""
+
+    def __init__(self, device):
+        self.device = device
+        self.left_out = 0
+
+    def keep(self, line):
+        if self.device != "gpu" and "'gpu')" in line:
+            self.left_out += 1
+            return False
+        return True

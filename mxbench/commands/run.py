@@ -1,0 +1,162 @@
+"""`mxbench run`: record the selection's unmeasured points of some releases into results/."""
+import os
+import re
+import tempfile
+
+from tabulate import tabulate
+
+from mxbench.asvrun import runner as asvtools
+from mxbench.core import results
+from mxbench.core import selection as point_selection
+
+
+def setup_arguments(subparsers):
+    run = subparsers.add_parser(
+        "run", help="benchmark releases (default: the newest two final releases)")
+    run.add_argument("releases", nargs="*", help="release versions, e.g. 1.8.0.post0 1.9.1")
+    run.add_argument("--minor-lines", action="store_true",
+                     help="the newest final release of every minor line each flavor can run")
+    run.add_argument("--flavor", action="append", help="only this flavor (repeatable)")
+    run.add_argument("--variant", action="append",
+                     help="only this A/B variant (repeatable; with --config asv.variants.conf.json)")
+    run.add_argument("--selection", choices=point_selection.SELECTIONS,
+                     help="short: every benchmark, a few points each (the default); long: "
+                          "every point (the default within an explicit --bench)")
+    run.add_argument("--bench", "-b", help="asv benchmark regex (default: all but bench_models)")
+    run.add_argument("--quick", action="store_true", help="one sample each (smoke run)")
+    run.add_argument("--rerun", action="store_true", help="measure again what is recorded")
+    run.set_defaults(func=cmd_run, takes_asv_args=True)
+    return run
+
+
+# The default selection leaves out the model-derived benchmarks (bench_models: about 25
+# minutes per release and flavor here); they run when named: --bench '^bench_models\.'.
+DEFAULT_BENCH = r"^(?!bench_models\.)"
+
+
+def print_plan(project, releases, flavors):
+    """What each (release, flavor) will install, so a missing build is said up front."""
+    rows = [[project.matrix.label(r)] + [project.wheel(r, f).describe() for f in flavors]
+            for r in releases]
+    print(tabulate(rows, headers=["release"] + flavors), flush=True)
+
+
+def cmd_run(args):
+    project = args.project
+    flavors = args.flavor or project.flavors
+    for flavor in flavors:
+        project.matrix.flavor(flavor)
+    if args.minor_lines:
+        releases = project.newest_per_minor_line(flavors)
+    else:
+        # Defaults choose final releases: `make bench` stays 1.9.0 and 1.9.1 with the 2.0
+        # pre-releases on the ladder. A pre-release runs when named (mxbench run 2.0.0b1).
+        releases = args.releases or project.matrix.final_releases()[-2:]
+    for release in releases:
+        project.matrix.check_release(release)
+    print_plan(project, releases, flavors)
+    project.ensure_ladder()
+    machine = asvtools.ensure_machine(args.machine)
+    variants = args.variant or project.variants
+    # One asv run per set of releases that have a build: an environment is never run on a
+    # release it has no wheel for (its benchmarks could only skip, minutes for nothing).
+    runs, devices = {}, {}
+    for flavor in flavors:
+        built = tuple(project.built_releases(flavor, releases))
+        envs = [project.environment(flavor, variant) for variant in variants]
+        if built:
+            runs.setdefault(built, []).extend(envs)
+            devices.setdefault(built, set()).add(project.matrix.flavor(flavor).device)
+        else:
+            print("%s: no build of %s here: not run" % (flavor, ", ".join(releases)), flush=True)
+    code = 0
+    for built, envs in runs.items():
+        code = max(code, run_releases(project, machine, built, envs, args, args.asv_args,
+                                      sorted(devices[built])))
+    print_summary(project, machine, releases, flavors, variants)
+    return code
+
+
+def run_releases(project, machine, releases, envs, args, asv_extra, devices):
+    """`asv run` (recorded through the results store) of these releases in these
+    environments: the selection's points that are not measured yet (all with --rerun).
+    Releases that need the same points share one run."""
+    project.store.require_valid(machine, [project.commit(r) for r in releases])
+    # before reading what is measured: a killed run's staged files count, and its staging
+    # is cleared even when nothing is left to measure
+    asvtools.recover_interrupted_runs(project, machine)
+    selection = point_selection.chosen(args)
+    benchmarks = point_selection.discover()
+    groups = {}
+    for release in releases:
+        names = point_selection.to_measure(
+            benchmarks, selection, devices, project.store, machine, project.commit(release),
+            envs, rerun=args.rerun)
+        names = [n for n in names if re.search(args.bench or DEFAULT_BENCH, n)]
+        groups.setdefault(tuple(names), []).append(release)
+    code = 0
+    for names, group in groups.items():
+        print("%s selection, %s: %d point(s) to measure" % (selection, ", ".join(group),
+                                                            len(names)), flush=True)
+        if names:
+            code = max(code, record_points(project, machine, group, envs, names, args,
+                                           args.asv_args))
+    return code
+
+
+def record_points(project, machine, releases, envs, names, args, asv_extra):
+    commits = [project.commit(r) for r in releases]
+    # HASHFILE: exactly these commits, whatever their order on the ladder.
+    with tempfile.NamedTemporaryFile("w", suffix=".hashes", delete=False) as fh:
+        fh.write("\n".join(commits) + "\n")
+        hashfile = fh.name
+    # The points are chosen above (resuming: what is measured is not redone, what failed
+    # is tried again), so asv runs exactly them.
+    asv_args = ["HASHFILE:%s" % hashfile, "--record-samples"]
+    for env in envs:
+        asv_args += ["-E", env]
+    for regex in point_selection.names_regexes(list(names)):
+        asv_args += ["-b", regex]
+    if args.quick:
+        asv_args += ["--quick"]
+    try:
+        return asvtools.record(project, machine, commits, asv_args + list(asv_extra))
+    finally:
+        os.unlink(hashfile)
+
+
+def print_summary(project, machine, releases, flavors, variants):
+    """What the run left in results/, what had no build, and what to run next."""
+    store = project.store
+    rows = []
+    for release in releases:
+        row = [project.matrix.label(release)]
+        for flavor in flavors:
+            wheel = project.wheel(release, flavor)
+            if wheel.status != "ok":
+                row.append(wheel.status)
+                continue
+            cells = []
+            for variant in variants:
+                path = store.filename(machine, project.commit(release),
+                                      project.environment(flavor, variant))
+                label = "" if len(variants) == 1 else variant + ": "
+                if os.path.exists(path):
+                    cells.append(label + "%(measured)d measured, %(failed)d failed, %(skipped)d "
+                                 "n/a (skipped or not run)" % results.point_counts(path))
+                else:
+                    cells.append(label + "not recorded")
+            row.append("; ".join(cells))
+        rows.append(row)
+    where = os.path.relpath(store.machine_dir(machine))
+    where = store.machine_dir(machine) if where.startswith("..") else where
+    print("\nsummary: result files of machine %s in %s/ (points in each file)" % (machine, where))
+    print(tabulate(rows, headers=["release"] + flavors))
+    order = project.matrix.releases()
+    ordered = sorted(releases, key=order.index)
+    if len(ordered) >= 2:
+        print("next: python -m mxbench compare %s %s      # the two side by side, per flavor"
+              % (ordered[0], ordered[-1]))
+    print("      python -m mxbench.publish && asv preview   # the site (html/)")
+    print("      git status results/   # new results are files in this checkout: commit them "
+          "to keep them with the history")

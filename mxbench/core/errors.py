@@ -1,0 +1,22 @@
+"""The one error a user can cause, and the exit codes every command uses.
+
+A command raises UserError (or one of the domain errors named in USER_ERRORS) with a
+message of one line; the command line prints it as `error: ...` and exits USAGE. Nothing a
+user can cause ends in a traceback.
+"""
+OK = 0
+FAILED = 1        # the command ran and its answer is "no" (a regression, a failed point)
+USAGE = 2         # bad input, unusable results, no verdict: nothing was answered
+INTERRUPTED = 130  # Ctrl-C (SIGINT); SIGTERM: 143
+TERMINATED = 143
+
+
+class UserError(Exception):
+    """Something the user can fix: bad input, a missing file, results that cannot be used."""
+
+    exit_code = USAGE
+
+
+def one_line(exc):
+    """An exception's message on one line, whatever it holds."""
+    return " ".join(str(exc).split())

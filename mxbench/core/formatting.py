@@ -1,0 +1,33 @@
+"""How numbers are written and read back: values with their unit, ratios, --factor."""
+import argparse
+import math
+
+SECONDS_SCALE = ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"))
+BYTES_SCALE = ((2 ** 30, "GiB"), (2 ** 20, "MiB"), (2 ** 10, "KiB"), (1, "B"))
+
+
+def human_value(value, unit):
+    """A number with its unit scaled for reading: 5.18e-05 seconds -> '51.8us'."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, float) and math.isnan(value):
+        return "n/a"
+    scale = {"seconds": SECONDS_SCALE, "bytes": BYTES_SCALE}.get(unit)
+    if not scale:
+        return "%.4g" % value
+    for factor, name in scale:
+        if abs(value) >= factor:
+            return "%.3g%s" % (value / factor, name)
+    factor, name = scale[-1]
+    return "%.3g%s" % (value / factor, name)
+
+
+def positive_factor(text):
+    """--factor: a ratio above 1 (1.3 = 30 % slower)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number: %r" % text)
+    if not value > 1.0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a ratio above 1 (e.g. 1.3), not %s" % text)
+    return value
