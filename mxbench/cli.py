@@ -6,6 +6,7 @@
     compare    asv compare of two recorded releases, per flavor
     find       bisect a change along the ladder for one flavor
     merge      fold other machines' results (CI artifacts) into results/
+    publish    the site (html/): asv publish, made to open from disk with no network
 
 `python -m mxbench <command> --help` says more. Options before the command (--config,
 --machine, --results) apply to every command. Arguments after `--` go to asv as they are.
@@ -23,10 +24,11 @@ from mxbench.commands import check, ci_matrix, compare, find, merge, run, setup
 from mxbench.core import errors
 from mxbench.core import project as project_model
 from mxbench.core.results import ResultFileError, ResultsProblem
+from mxbench.site import publish
 
 # The commands, in the order `--help` lists them: each module adds its parser and sets
 # func (and takes_asv_args / needs_project where they differ from the defaults below).
-COMMANDS = (setup, run, check, compare, find, merge, ci_matrix)
+COMMANDS = (setup, run, check, compare, find, merge, ci_matrix, publish)
 
 
 def add_common_options(parser, top_level):

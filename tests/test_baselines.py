@@ -189,19 +189,37 @@ def test_report_without_results_says_so(tmp_path):
 
 
 def test_site_gets_the_baselines_section(tmp_path):
-    """mxbench.publish with the history's config: the baselines' asv site, the report page
-    and its CSV beside the history's site, and a link on the front page."""
+    """`mxbench publish` with the history's config: the baselines' results in the one results
+    copy asv publish reads (their graphs in the one site, no second copy of asv's assets), the
+    report page with a link to each point's graph, its CSV, and a link in the navigation bar."""
     pytest.importorskip("asv", reason="asv publishes the site")
     from mxbench.asvrun import runner as asvtools
-    from mxbench.site import publish
+    from mxbench.core import project as project_model
+    from mxbench.core.results import Store
+    from mxbench.site import pages, publish
+    extra = publish.baselines_store(asvtools.DEFAULT_CONFIG)
+    assert extra is not None
+    history = project_model.load(asvtools.DEFAULT_CONFIG).store
+    copy = Store(publish.site_results(history, str(tmp_path / "work"), extra))
+    names = set(copy.benchmark_info())
+    assert any(n.startswith("bench_baselines.") for n in names)
+    assert any(n.startswith("bench_operators.") for n in names)
+    assert len(copy.files()) == len(history.files()) + len(extra.files())
     staging = tmp_path / "site"
     staging.mkdir()
-    (staging / "index.html").write_text("<html><body>history</body></html>")
-    assert publish.add_baselines(asvtools.DEFAULT_CONFIG, str(staging), log=lambda *a: None)
-    assert (staging / "baselines" / "index.html").exists()
+    (staging / "index.html").write_text(
+        '<ul><li id="nav-li-regressions"><a href="#/regressions">Regressions</a></li></ul>'
+        '<div id="mxbench-baselines-link" style="position:fixed"><a href="baselines.html">'
+        'MXNet vs PyTorch and NumPy</a></div></div>\n</body>')
+    assert pages.write_baselines_page(publish.BASELINES_CONFIG, str(staging), log=lambda *a: None)
     page = (staging / "baselines.html").read_text()
-    assert "MXNet/torch" in page and "baselines/index.html" in page
+    assert "MXNet/torch" in page and 'href="index.html#bench_baselines.' in page
+    assert "baselines/index.html" not in page
     assert (staging / "baselines.csv").read_text().startswith("operator,timing,shape")
-    assert publish.BASELINES_LINK in (staging / "index.html").read_text()
+    links = [(pages.BASELINES_PAGE, "MXNet vs PyTorch and NumPy")]
+    assert pages.add_nav_links(str(staging), links)
+    assert pages.add_nav_links(str(staging), links)  # again: the same page
+    index = (staging / "index.html").read_text()
+    assert index.count(pages.nav_links(links)) == 1 and "position:fixed" not in index
     # Another config (the variants', the GPU one) has no baselines section.
-    assert not publish.add_baselines(str(ROOT / "asv.variants.conf.json"), str(staging))
+    assert publish.baselines_store(str(ROOT / "asv.variants.conf.json")) is None

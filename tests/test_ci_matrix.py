@@ -17,7 +17,7 @@ from tests.conftest import ROOT, AsvProject, E2E_ATTRS
 
 from env_matrix import matrix as M
 from mxbench.asvrun import runner as asvtools
-from mxbench.site import publish
+from mxbench.site import SITE_DIR, vendor
 from mxbench.core.results import Store
 
 WORKFLOW = ROOT / ".github" / "workflows" / "matrix.yml"
@@ -81,8 +81,8 @@ def test_merge_refuses_a_bad_results_file_and_merges_nothing(tmp_path):
 
 
 def test_two_machines_merge_and_the_published_site_shows_both(asv_e2e, tmp_path):
-    if not shutil.which("npm") and not publish._installed_matches_lock(publish.SITE_DIR):
-        missing("npm is not installed: mxbench.publish needs it (apt-get install -y npm)")
+    if not shutil.which("npm") and not vendor.installed_matches_lock(SITE_DIR):
+        missing("npm is not installed: `mxbench publish` needs it (apt-get install -y npm)")
     # A second machine: a small real run of its own (the e2e environments are reused).
     (tmp_path / "second").mkdir()
     (tmp_path / "merged").mkdir()
@@ -110,8 +110,8 @@ def test_two_machines_merge_and_the_published_site_shows_both(asv_e2e, tmp_path)
     assert mxbench("merge", str(second.results_dir), config=target.conf_path).returncode == 0
     assert {p: open(p).read() for p in store.files()} == before
 
-    proc = subprocess.run([sys.executable, "-m", "mxbench.site.publish", "--config",
-                           str(target.conf_path)], cwd=str(ROOT), stdout=subprocess.PIPE,
+    proc = subprocess.run([sys.executable, "-m", "mxbench", "--config",
+                           str(target.conf_path), "publish"], cwd=str(ROOT), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
     index = json.loads((target.html_dir / "index.json").read_text())

@@ -185,8 +185,8 @@ def test_report_on_the_recorded_1_9_1_results(capsys):
 def test_site_page_shows_the_newest_recorded_release_against_the_one_before(tmp_path):
     from mxbench.reports import models as report
     from mxbench.core import project as project_model
-    from mxbench.reports.models import write_site_page
-    page = Path(write_site_page(str(ROOT / "asv.conf.json"), str(tmp_path), log=lambda m: None))
+    from mxbench.site.pages import write_models_page
+    page = Path(write_models_page(str(ROOT / "asv.conf.json"), str(tmp_path), log=lambda m: None))
     text = page.read_text()
     project = project_model.load(str(ROOT / "asv.conf.json"))
     recorded = report.recorded_releases(project, "amd-epyc-2cpu-24gb", "cpu-mkldnn")
@@ -194,3 +194,7 @@ def test_site_page_shows_the_newest_recorded_release_against_the_one_before(tmp_
     newest, before = recorded[-1], recorded[-2]  # the committed history's last two
     assert "Models on MXNet %s, cpu-mkldnn" % newest in text and "resnet50_v1" in text
     assert "%s -&gt; %s: which layers account for the change" % (before, newest) in text
+    # HTML, not Markdown in a monospace block: headings and tables; the links land on graphs.
+    assert "<pre>" not in text and "<table>" in text and "<th>pred/hybr</th>" in text
+    assert "| model" not in text and "<h2>Models on MXNet %s" % newest in text
+    assert 'href="index.html#bench_models.Model_resnet50_v1.time_forward"' in text

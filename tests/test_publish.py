@@ -1,4 +1,4 @@
-"""`python -m mxbench.publish` builds the site beside html_dir and swaps it in only when it is
+"""`python -m mxbench publish` builds the site beside html_dir and swaps it in only when it is
 complete: a results file that crashes asv publish, or a Ctrl-C, leaves the published site as
 it was, byte for byte, and no staging folder behind.
 
@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import ROOT, AsvProject
 
 from mxbench.asvrun import runner as asvtools
-from mxbench.site import publish
+from mxbench.site import SITE_DIR, overlay, swap, vendor
 
 MACHINE = "amd-epyc-2cpu-24gb"
 GOOD_FILES = (
@@ -38,7 +38,7 @@ def missing(what):
 
 
 def run_publish(*args, config):
-    return subprocess.run([sys.executable, "-m", "mxbench.site.publish", "--config", str(config)]
+    return subprocess.run([sys.executable, "-m", "mxbench", "--config", str(config), "publish"]
                           + list(args), cwd=str(ROOT), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
 
@@ -80,8 +80,8 @@ def one_line(stderr):
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
     """A temporary asv project with two real result files, published once (the good site)."""
-    if not shutil.which("npm") and not publish._installed_matches_lock(publish.SITE_DIR):
-        missing("npm is not installed: mxbench.publish needs it for the site's JavaScript "
+    if not shutil.which("npm") and not vendor.installed_matches_lock(SITE_DIR):
+        missing("npm is not installed: `mxbench publish` needs it for the site's JavaScript "
                 "(Debian: apt-get install -y npm)")
     project = AsvProject(tmp_path_factory.mktemp("publish"))
     source = ROOT / "results"
@@ -125,39 +125,122 @@ def test_a_bad_results_file_leaves_the_published_site_as_it_was(project, bad_res
 
     before = snapshot(project.html_dir)
     proc = run_publish(config=project.conf_path)
-    assert proc.returncode != 0, proc.stdout[-3000:]
+    assert proc.returncode == 2, proc.stdout[-3000:] + proc.stderr
     line = one_line(proc.stderr)
-    assert line.startswith("mxbench.publish: error: "), line
+    assert line.startswith("error: "), line
     assert "left as it was" in line, line
     assert str(bad_results_file) in line and "results that cannot be used" in line, line
     assert snapshot(project.html_dir) == before
     assert leftovers(project.html_dir) == []
 
 
-def test_ctrl_c_during_asv_publish_leaves_the_site_and_exits_130(project):
-    before = snapshot(project.html_dir)
-    proc = subprocess.Popen([sys.executable, "-m", "mxbench.site.publish", "--config",
-                             str(project.conf_path)], cwd=str(ROOT), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, universal_newlines=True,
-                            start_new_session=True)
+def _group_alive(pgid):
     try:
-        # Once asv has created the staging folder it is publishing into it: Ctrl-C then, to
-        # the whole process group as a terminal sends it (asv gets it too).
-        staging = publish.side_paths(str(project.html_dir), pid=proc.pid)[0]
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("to_group, signum, code", [
+    (True, signal.SIGINT, 130),    # Ctrl-C in a terminal: the whole process group
+    (False, signal.SIGTERM, 143),  # a CI timeout: publish alone
+    (False, signal.SIGINT, 130)])
+def test_a_signal_during_asv_publish_leaves_the_site_and_stops_asv(project, to_group, signum,
+                                                                  code):
+    """Ctrl-C or SIGTERM once asv publishes into the staging folder: one line, the site as it
+    was, nothing left behind, and asv publish ended even where only publish got the signal."""
+    before = snapshot(project.html_dir)
+    proc = subprocess.Popen([sys.executable, "-m", "mxbench", "--config",
+                             str(project.conf_path), "publish"], cwd=str(ROOT),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            universal_newlines=True, start_new_session=True)
+    try:
+        staging = swap.side_paths(str(project.html_dir), pid=proc.pid)[0]
         deadline = time.time() + 120
         while not os.path.exists(os.path.join(staging, "index.html")):
-            assert proc.poll() is None, "publish ended before it could be interrupted"
+            assert proc.poll() is None, "publish ended before it could be signalled"
             assert time.time() < deadline, "no staging folder %s within 120 s" % staging
             time.sleep(0.02)
-        os.killpg(proc.pid, signal.SIGINT)
+        (os.killpg if to_group else os.kill)(proc.pid, signum)
         out, err = proc.communicate(timeout=120)
+        time.sleep(0.5)
+        assert not _group_alive(proc.pid), "asv publish still runs after publish exited"
     finally:
-        if proc.poll() is None:
+        if _group_alive(proc.pid):
             os.killpg(proc.pid, signal.SIGKILL)
+        if proc.poll() is None:
             proc.communicate()
-    assert proc.returncode == 130, out[-3000:] + err
+    assert proc.returncode == code, out[-3000:] + err
     line = one_line(err)
-    assert line.startswith("mxbench.publish: interrupted: ") and "left as it was" in line, line
+    assert line.startswith("interrupted: ") and "left as it was" in line, line
+    assert snapshot(project.html_dir) == before
+    assert leftovers(project.html_dir) == []
+
+
+def _dead_pid():
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_leftovers_of_a_killed_publish_are_removed_by_the_next(project, tmp_path):
+    """Staging/old folders beside html_dir and temporary folders of publishes whose process is
+    gone (killed by SIGKILL) are removed by the next publish; a live process's are kept."""
+    site = tmp_path / "html"
+    shutil.copytree(str(project.html_dir), str(site))
+    config = asvtools.config_copy(str(project.conf_path), str(tmp_path / "asv.conf.json"),
+                                  html_dir=str(site))
+    temp = tmp_path / "tmp"
+    dead, alive = _dead_pid(), os.getpid()
+    stale = [tmp_path / ("html.staging-%d" % dead), tmp_path / ("html.old-%d" % dead),
+             temp / ("mxbench-publish-%d-abc" % dead)]
+    kept = [tmp_path / ("html.staging-%d" % alive), temp / ("mxbench-publish-%d-xyz" % alive),
+            temp / "mxbench-publish-noid"]
+    for folder in stale + kept:
+        (folder / "graphs").mkdir(parents=True)
+    env = dict(os.environ, TMPDIR=str(temp))
+    proc = subprocess.run([sys.executable, "-m", "mxbench", "--config", config, "publish",
+                           "--vendor-only"], cwd=str(ROOT), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
+    assert [p for p in stale if p.exists()] == []
+    assert [p for p in kept if not p.exists()] == []
+    assert "leftover of a killed publish" in proc.stdout
+
+    # Killed between the swap's two renames: html_dir missing, the old site aside: put back.
+    shutil.rmtree(str(kept[0]))
+    os.rename(str(site), str(tmp_path / ("html.old-%d" % dead)))
+    assert swap.remove_leftovers(str(site), str(temp)) == [str(tmp_path / ("html.old-%d" % dead))]
+    assert (site / "index.html").is_file()
+
+
+def test_a_non_finite_value_is_named_and_never_reaches_asv_publish(project):
+    """One +Infinity timing made asv publish hang (its step detection): such a file is named
+    as a bad file, exit 2, before asv publish runs; the site stays as it was."""
+    from mxbench.core import results
+    source = ROOT / "results" / MACHINE / BAD_SOURCE
+    data = json.loads(source.read_text())
+    name = next(n for n, row in sorted(data["results"].items())
+                if isinstance(row[0], list) and row[0] and isinstance(row[0][0], float))
+    data["results"][name][0][0] = float("inf")
+    try:
+        results.validate_result_data(str(source), data)
+        pytest.fail("core/results.py accepts a +Infinity timing (issue 25: values validated as "
+                    "measurements); publish relies on it to name the file")
+    except results.ResultFileError:
+        pass
+    before = snapshot(project.html_dir)
+    bad = project.results_dir / MACHINE / BAD_SOURCE
+    bad.write_text(json.dumps(data))  # Python writes Infinity, as a crashed tool could
+    try:
+        proc = run_publish(config=project.conf_path)
+    finally:
+        bad.unlink()
+    assert proc.returncode == 2, proc.stdout[-3000:] + proc.stderr
+    line = one_line(proc.stderr)
+    assert str(bad) in line and "left as it was" in line, line
+    assert "$ " not in proc.stdout  # asv publish never ran
     assert snapshot(project.html_dir) == before
     assert leftovers(project.html_dir) == []
 
@@ -191,8 +274,8 @@ def test_vendor_only_localizes_a_copy_and_swaps_it_in(project, tmp_path):
     # Nothing to localize: one line, nothing created.
     shutil.rmtree(str(site))
     proc = run_publish("--vendor-only", config=config)
-    assert proc.returncode != 0
-    assert one_line(proc.stderr).startswith("mxbench.publish: error: "), proc.stderr
+    assert proc.returncode == 2
+    assert one_line(proc.stderr).startswith("error: "), proc.stderr
     assert not site.exists() and leftovers(site) == []
 
 
@@ -203,7 +286,7 @@ def test_swap_in_replaces_the_site_and_deletes_the_old_one(tmp_path):
     staging.mkdir()
     (staging / "index.html").write_text("new")
     state = {}
-    publish.swap_in(str(staging), str(html), state)
+    swap.swap_in(str(staging), str(html), state)
     assert state == {"swapped": True}
     assert (html / "index.html").read_text() == "new"
     assert sorted(os.listdir(str(tmp_path))) == ["html"]
@@ -216,7 +299,7 @@ def test_swap_in_puts_the_old_site_back_when_the_new_one_cannot_move_in(tmp_path
     before = snapshot(html)
     state = {}
     with pytest.raises(FileNotFoundError):
-        publish.swap_in(str(tmp_path / "html.staging-missing"), str(html), state)
+        swap.swap_in(str(tmp_path / "html.staging-missing"), str(html), state)
     assert state == {}
     assert snapshot(html) == before
     assert sorted(os.listdir(str(tmp_path))) == ["html"]
@@ -240,7 +323,7 @@ def test_file_data_holds_every_json_file_of_the_site(project):
     for script in sorted(data_dir.rglob("*.js")):
         bundle = script.relative_to(data_dir).as_posix()[:-len(".js")]
         for path, data in read_script_json(script, "mxbenchFileData(").items():
-            assert publish.file_data_bundle(path) == bundle, (path, bundle)
+            assert overlay.file_data_bundle(path) == bundle, (path, bundle)
             assert path not in found, path
             found[path] = data
     expected = {p.relative_to(html).as_posix(): p for p in html.rglob("*.json")
@@ -255,7 +338,7 @@ def test_file_data_holds_every_json_file_of_the_site(project):
                 'src="mxbench/overlay.js"'):
         assert page.count(tag) == 1, tag
     assert page.index('src="mxbench/overlay.js"') > page.index("vendor/jquery/dist/jquery.min.js")
-    assert publish.inject_overlay(page) == page  # localizing again adds nothing
+    assert overlay.inject_overlay(page) == page  # localizing again adds nothing
 
 
 def test_published_default_views(project):
@@ -305,41 +388,41 @@ def test_default_view_rules():
     def data(graph_params):
         return files.get((graph_params["machine"], graph_params["python"],
                           graph_params["env-MXBENCH_VARIANT"]))
-    view = publish.default_view(bench, index, data)
+    view = overlay.default_view(bench, index, data)
     assert view == {"machine": ["box-a"], "env-MXBENCH_VARIANT": [None], "python": ["3.11"],
                     "p-shape": shapes, "p-dtype": dtypes, "p-device": ["'cpu'"]}
     assert list(view) == ["machine", "env-MXBENCH_VARIANT", "python", "p-shape", "p-dtype",
                           "p-device"]
     # More series than max_series: the last values of the longest parameter go first.
-    view = publish.default_view(bench, index, data, max_series=4)
+    view = overlay.default_view(bench, index, data, max_series=4)
     assert (view["p-shape"], view["p-dtype"]) == (shapes[:2], dtypes)
-    view = publish.default_view(bench, index, data, max_series=1)
+    view = overlay.default_view(bench, index, data, max_series=1)
     assert (view["p-shape"], view["p-dtype"], view["p-device"]) == \
         (shapes[:1], dtypes[:1], ["'cpu'"])
     # A GPU point with a value keeps device='gpu'; NaN is no value.
     files[("box-a", "3.11", None)][0][1] = values(lambda s, d, dev: s == "'small'")
-    assert publish.default_view(bench, index, data)["p-device"] == devices
+    assert overlay.default_view(bench, index, data)["p-device"] == devices
     files[("box-a", "3.11", None)][0][1] = [float("nan")] * len(cpu)
-    assert publish.default_view(bench, index, data)["p-device"] == ["'cpu'"]
+    assert overlay.default_view(bench, index, data)["p-device"] == ["'cpu'"]
     # The machine with the most points wins (ties: the first listed); nothing measured: None.
     files[("box-b", "3.11", None)] = [[r, cpu] for r in range(1, 9)]
-    assert publish.default_view(bench, index, data)["machine"] == ["box-b"]
+    assert overlay.default_view(bench, index, data)["machine"] == ["box-b"]
     plain = {"params": [], "param_names": []}
     tie = {("box-a", "3.11", None): [[1, 2.0]], ("box-b", "3.11", None): [[1, 3.0]]}
-    assert publish.default_view(plain, _view_index(tie), lambda gp: tie.get(
+    assert overlay.default_view(plain, _view_index(tie), lambda gp: tie.get(
         (gp["machine"], gp["python"], gp["env-MXBENCH_VARIANT"]))) == \
         {"machine": ["box-a"], "env-MXBENCH_VARIANT": [None]}
-    assert publish.default_view(bench, index, lambda gp: None) is None
-    assert publish.default_view(bench, index, lambda gp: [[1, None]]) is None
+    assert overlay.default_view(bench, index, lambda gp: None) is None
+    assert overlay.default_view(bench, index, lambda gp: [[1, None]]) is None
 
 
 def test_file_data_bundle_names():
-    assert publish.file_data_bundle("info.json") == "index"
-    assert publish.file_data_bundle("index.json") == "index"
-    assert publish.file_data_bundle("regressions.json") == "regressions"
-    assert publish.file_data_bundle("graphs/summary/bench_a.f.json") == "summaries"
-    assert publish.file_data_bundle("graphs/arch-x/machine-m/bench_a.f.json") == "graphs/bench_a.f"
-    assert publish.file_data_bundle("graphs/arch-x/machine-m/summary.json") == \
+    assert overlay.file_data_bundle("info.json") == "index"
+    assert overlay.file_data_bundle("index.json") == "index"
+    assert overlay.file_data_bundle("regressions.json") == "regressions"
+    assert overlay.file_data_bundle("graphs/summary/bench_a.f.json") == "summaries"
+    assert overlay.file_data_bundle("graphs/arch-x/machine-m/bench_a.f.json") == "graphs/bench_a.f"
+    assert overlay.file_data_bundle("graphs/arch-x/machine-m/summary.json") == \
         "graphs/arch-x/machine-m/summary"
     with pytest.raises(ValueError):
-        publish.file_data_bundle("regressions.xml")
+        overlay.file_data_bundle("regressions.xml")

@@ -1,5 +1,5 @@
 """The published site in a real browser, with no network: headless Chromium (Debian's
-/usr/bin/chromium) against `python -m mxbench.publish` output served on 127.0.0.1, and the same
+/usr/bin/chromium) against `python -m mxbench publish` output served on 127.0.0.1, and the same
 site opened from disk (file://, where the browser refuses asv's JSON requests).
 
 Data: a copy of the session fixture `asv_e2e`'s results (1.8.0.post0 and 1.9.1, both CPU
@@ -51,7 +51,7 @@ except ImportError:  # the browser tests skip (or fail in CI) with what to insta
 
 from tests.conftest import E2E_ATTRS, ROOT, AsvProject
 
-from mxbench.site import publish
+from mxbench.site import SITE_DIR, PublishError, vendor
 from mxbench.core.results import BOOT_FIELDS
 
 CHROMIUM = os.environ.get("MXBENCH_CHROMIUM", "/usr/bin/chromium")
@@ -143,13 +143,13 @@ class Page(object):
 # --- fixtures ----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def site(asv_e2e, tmp_path_factory):
-    """A copy of the e2e results + the extra releases, published by `python -m mxbench.publish`.
+    """A copy of the e2e results + the extra releases, published by `python -m mxbench publish`.
 
     The copy keeps the session's results as the other tests expect them; the environments
     (env_dir) are shared, so nothing is created twice.
     """
-    if not shutil.which("npm") and not publish._installed_matches_lock(publish.SITE_DIR):
-        missing("npm is not installed: mxbench.publish needs it for the site's JavaScript "
+    if not shutil.which("npm") and not vendor.installed_matches_lock(SITE_DIR):
+        missing("npm is not installed: `mxbench publish` needs it for the site's JavaScript "
                 "(Debian: apt-get install -y npm)")
     base = tmp_path_factory.mktemp("site")
     shutil.copytree(str(asv_e2e.results_dir), str(base / "results"))
@@ -167,21 +167,21 @@ def site(asv_e2e, tmp_path_factory):
 
     run("mxbench", "--config", str(config), "--machine", asv_e2e.machine, "run",
         *EXTRA_RELEASES, "--flavor", "cpu-mkldnn", "--bench", EXTRA_BENCH, "--", *E2E_ATTRS)
-    output = run("mxbench.site.publish", "--config", str(config))
+    output = run("mxbench", "--config", str(config), "publish")
     return types.SimpleNamespace(html=base / "html", output=output)
 
 
 @pytest.fixture(scope="module")
 def history_site(tmp_path_factory):
-    """This repository's results/ published by `python -m mxbench.publish` into a temporary
+    """This repository's results/ published by `python -m mxbench publish` into a temporary
     folder (with its own copy of the release ladder: the same commits)."""
-    if not shutil.which("npm") and not publish._installed_matches_lock(publish.SITE_DIR):
-        missing("npm is not installed: mxbench.publish needs it for the site's JavaScript "
+    if not shutil.which("npm") and not vendor.installed_matches_lock(SITE_DIR):
+        missing("npm is not installed: `mxbench publish` needs it for the site's JavaScript "
                 "(Debian: apt-get install -y npm)")
     project = AsvProject(tmp_path_factory.mktemp("history"))
     shutil.copytree(str(ROOT / "results"), str(project.results_dir))
-    proc = subprocess.run([sys.executable, "-m", "mxbench.site.publish", "--config",
-                           str(project.conf_path)], cwd=str(ROOT), stdout=subprocess.PIPE,
+    proc = subprocess.run([sys.executable, "-m", "mxbench", "--config",
+                           str(project.conf_path), "publish"], cwd=str(ROOT), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=1800)
     assert proc.returncode == 0, proc.stdout[-5000:]
     return types.SimpleNamespace(html=project.html_dir, output=proc.stdout)
@@ -328,11 +328,11 @@ def test_published_html_loads_nothing_from_cdns(site):
         if "vendor" in path.relative_to(html).parts:
             continue
         text = path.read_text()
-        for url in publish.CDN_FILES:
+        for url in vendor.CDN_FILES:
             assert url not in text, (path, url)
         assert "integrity=" not in text and "crossorigin=" not in text, path
     index = (html / "index.html").read_text()
-    for package, rel in publish.CDN_FILES.values():
+    for package, rel in vendor.CDN_FILES.values():
         assert 'vendor/%s/%s"' % (package, rel) in index
         assert (html / "vendor" / package / rel).stat().st_size > 1000
     manifest = json.loads((html / "vendor" / "manifest.json").read_text())
@@ -354,11 +354,11 @@ def test_index_json_has_the_release_tags(site, asv_e2e):
 
 def test_rewrite_refuses_an_unknown_cdn():
     html = '<script src="https://cdn.example.org/lib.js"></script>'
-    with pytest.raises(publish.PublishError, match="cdn.example.org"):
-        publish.rewrite_html(html, "vendor")
+    with pytest.raises(PublishError, match="cdn.example.org"):
+        vendor.rewrite_html(html, "vendor")
     html = ('<link rel="alternate" href="https://example.org/feed.xml">'
             '<a href="https://github.com/airspeed-velocity/asv/">asv</a>')
-    assert publish.rewrite_html(html, "vendor") == (html, [])
+    assert vendor.rewrite_html(html, "vendor") == (html, [])
 
 
 # --- the site in Chromium ----------------------------------------------------------------------

@@ -214,52 +214,6 @@ def render_json(rows, versions):
                        "points": as_records(rows)}, indent=1) + "\n"
 
 
-def render_html(rows, versions, top=10):
-    """A page of the published site: the summary and largest gaps, and every point with a
-    bar of its log ratio (a chart that needs no script); the CSV beside it for other charts."""
-    import html
-    summary = summarize(rows, top)
-    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>MXNet vs PyTorch and "
-             "NumPy: neutral baselines</title><style>body{font-family:sans-serif;margin:2em}"
-             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
-             "font-size:13px}.bar{display:inline-block;height:10px}.slow{background:#d62728}"
-             ".fast{background:#2ca02c}</style></head><body>",
-             "<h1>Neutral baselines: MXNet against PyTorch and NumPy</h1>",
-             "<p>Ratio = MXNet time / counterpart time, measured in the same process on the "
-             "same input arrays with the same thread count (above 1, red: MXNet is slower; "
-             "below 1, green: MXNet is faster). <a href='baselines.csv'>Every point as CSV</a>"
-             "; <a href='baselines/index.html'>the asv graphs</a> (MXNet's line and the "
-             "counterparts' side by side). How: docs/baselines.md.</p>", "<h2>Summary</h2>"]
-    parts.append("<table><tr><th>flavor</th><th>release</th><th>versus</th><th>timing</th>"
-                 "<th>points</th><th>MXNet faster</th><th>counterpart faster</th>"
-                 "<th>geometric mean ratio</th></tr>")
-    for s in summary:
-        version = versions.get((s["flavor"], s["release"]), {}).get(s["versus"], "")
-        parts.append("<tr><td>%s</td><td>%s</td><td>%s %s</td><td>%s</td><td>%d</td><td>%d</td>"
-                     "<td>%d</td><td>%.2f</td></tr>" % tuple(html.escape(str(v)) if isinstance(
-                         v, str) else v for v in (s["flavor"], s["release"], s["versus"],
-                                                  version, s["timing"], s["points"],
-                                                  s["mxnet_faster"], s["counterpart_faster"],
-                                                  s["geomean_ratio"])))
-    parts.append("</table><h2>Every point</h2><table><tr><th>flavor</th><th>release</th>"
-                 "<th>operator timing shape dtype</th><th>MXNet</th><th>torch</th>"
-                 "<th>MXNet/torch</th><th>numpy</th><th>MXNet/numpy</th></tr>")
-    for row in rows:
-        cells = [row.flavor, row.release, _point(row), _seconds(row.mxnet)]
-        for framework in COUNTERPARTS:
-            r = ratio(row, framework)
-            bar = ""
-            if r is not None:
-                width = min(120, int(abs(math.log(r, 2)) * 20))
-                bar = "<span class='bar %s' style='width:%dpx'></span> " % (
-                    "slow" if r > 1 else "fast", width)
-            cells += [_seconds(getattr(row, framework)), bar + _ratio_text(r)]
-        parts.append("<tr>%s</tr>" % "".join(
-            "<td>%s</td>" % (c if "<span" in c else html.escape(c)) for c in cells))
-    parts.append("</table></body></html>\n")
-    return "\n".join(parts)
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m mxbench.baselines",
                                      description=__doc__.split("\n")[0])

@@ -14,11 +14,7 @@ against the measured end-to-end time, each layer's share; with --base, which lay
 for the model's change between two releases.
 """
 import argparse
-import contextlib
-import html
-import io
 import itertools
-import os
 import sys
 
 from tabulate import tabulate
@@ -228,10 +224,7 @@ def cmd_report(args):
     return 0
 
 
-# --- the site's page ---------------------------------------------------------------------------
-SITE_PAGE = "models.html"
-
-
+# --- which releases the site's page reports (mxbench/site/pages.py) ----------------------
 def recorded_releases(project, machine, flavor):
     """Releases, oldest first, whose result file for the flavor holds model benchmarks."""
     from packaging.version import Version
@@ -242,41 +235,6 @@ def recorded_releases(project, machine, flavor):
                 project.store, machine, commit, env_name):
             found.append(release)
     return sorted(found, key=Version)
-
-
-def write_site_page(config, html_dir, log=print):
-    """<html_dir>/models.html: the report for the newest release recorded with the model
-    benchmarks, per CPU flavor, against the one recorded before it. Returns its path."""
-    project = project_model.load(config)
-    data = M.load_data()
-    sections = []
-    for machine in project.store.machines():
-        for flavor in project.flavors:
-            try:
-                releases = recorded_releases(project, machine, flavor)
-            except MatrixError:  # a config without the default environments (variants)
-                continue
-            if not releases:
-                continue
-            text = io.StringIO()
-            with contextlib.redirect_stdout(text):
-                print_report(project, machine, data, releases[-1], flavor,
-                             releases[-2] if len(releases) > 1 else None)
-                print("\nrecorded: %s" % ", ".join(releases))
-            sections.append(text.getvalue())
-    body = "\n".join("<pre>%s</pre>" % html.escape(s) for s in sections) or \
-        "<p>No model benchmarks are recorded yet (make models).</p>"
-    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Models: layers vs end "
-            "to end</title></head><body>\n<h1>Model-derived benchmarks</h1>\n<p>Written by "
-            "<code>python -m mxbench.publish</code> (mxbench/models.py: python -m mxbench.models "
-            "report); what it shows: docs/models.md. Every layer and model is also a benchmark "
-            "of the <a href=\"index.html#?bench_models\">asv site</a> (bench_models).</p>\n"
-            "%s\n</body></html>\n" % body)
-    path = os.path.join(html_dir, SITE_PAGE)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(page)
-    log("models page: %s (%d report(s))" % (path, len(sections)))
-    return path
 
 
 def main(argv=None):

@@ -1,0 +1,22 @@
+"""The published site (html/): asv's pages, made to open with no network, plus mxbench's own.
+
+    publish.py  the `publish` command: asv publish into a staging folder, then the steps below
+    vendor.py   the JavaScript/CSS asv loads from CDNs, installed from npm and copied in
+    overlay.py  mxbench's overlay: file:// data, default views (its JS/CSS: site/overlay/)
+    pages.py    every page mxbench adds (models, baselines) and the front page's links to them
+    swap.py     the staging folder beside html_dir, the swap, leftovers of killed publishes
+"""
+import os
+
+from mxbench.core import project as project_model
+from mxbench.core.errors import UserError
+
+SITE_DIR = os.path.join(project_model.ROOT, "site")
+
+
+class PublishError(UserError):
+    """A failure with a one-line message; `detail` (optional, multi-line) goes to stdout."""
+
+    def __init__(self, message, detail=None):
+        super().__init__(message)
+        self.detail = detail

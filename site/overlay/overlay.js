@@ -1,9 +1,9 @@
 /* mxbench's overlay on asv 0.6.6's site (copied to <html_dir>/mxbench/overlay.js by
-   `python -m mxbench.publish`, loaded after jQuery and asv's own scripts, before the page is
+   `python -m mxbench publish`, loaded after jQuery and asv's own scripts, before the page is
    ready). asv's files are not changed; this file
 
    1. answers asv's JSON requests from <script> files when the page is opened from disk
-      (file://, where the browser refuses XMLHttpRequest): `python -m mxbench.publish` writes
+      (file://, where the browser refuses XMLHttpRequest): `python -m mxbench publish` writes
       every JSON file asv's pages fetch (info.json, index.json, regressions.json, graphs/**)
       again as mxbench/file-data/*.js, which call mxbenchFileData({path: data, ...});
    2. gives a benchmark page opened without a selection (#<benchmark>, no "?") the default view
@@ -41,7 +41,7 @@
         }
     };
 
-    /* Which file-data bundle holds a path; must match mxbench/publish.py:file_data_bundle. */
+    /* Which file-data bundle holds a path; must match mxbench/site/overlay.py:file_data_bundle. */
     function bundle_of(path) {
         if (path === 'info.json' || path === 'index.json') {
             return 'index';

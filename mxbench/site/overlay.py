@@ -1,0 +1,257 @@
+"""mxbench's overlay on asv's pages: <html_dir>/mxbench/ (site/overlay/ holds its JS and CSS).
+
+- file:// data: every JSON file asv's pages fetch is also written as a script,
+  mxbench/file-data/*.js, which overlay.js answers asv's requests from when the page is opened
+  from disk (browsers refuse JSON requests there);
+- default views: mxbench/defaults.js, a benchmark page's selection when its address has none
+  (the machine with the most results, one A/B variant, only parameter values with data, at most
+  MAX_DEFAULT_SERIES series), set through asv's own address parameters;
+- the overlay's tags in index.html, between OVERLAY_BEGIN and OVERLAY_END.
+"""
+import collections
+import itertools
+import json
+import math
+import os
+import re
+import shutil
+import time
+
+from mxbench.site import SITE_DIR, PublishError
+
+OVERLAY = "mxbench"
+OVERLAY_FILES = ("overlay.js", "overlay.css")
+FILE_DATA = OVERLAY + "/file-data"
+OVERLAY_BEGIN = "<!-- mxbench publish overlay (site/overlay/) -->"
+OVERLAY_END = "<!-- /mxbench publish overlay -->"
+# The markers' earlier spelling, removed too when a site is localized again.
+OLD_MARKERS = ("<!-- mxbench.publish overlay (site/overlay/) -->",
+               "<!-- /mxbench.publish overlay -->")
+# A benchmark page's default view: at most this many series (legend entries) where the
+# benchmark allows it (asv's own default is up to 8 per machine and environment, and every
+# machine and environment at once).
+MAX_DEFAULT_SERIES = 8
+# Generic parameters of which the default view selects one value, the one with the most
+# results: which machine, and which A/B variant (asv.variants.conf.json) measured. The others
+# (flavor, Python) are the history's own coordinates: all values with data are selected.
+ONE_VALUE_PARAMS = ("machine", "env-MXBENCH_VARIANT")
+
+
+def _site_json_files(html_dir):
+    """(path relative to html_dir with "/", absolute path) of every JSON file asv's pages
+    fetch, in a fixed order."""
+    for name in ("info.json", "index.json", "regressions.json"):
+        if os.path.isfile(os.path.join(html_dir, name)):
+            yield name, os.path.join(html_dir, name)
+    for dirpath, dirnames, names in os.walk(os.path.join(html_dir, "graphs")):
+        dirnames.sort()
+        for name in sorted(names):
+            if name.endswith(".json"):
+                full = os.path.join(dirpath, name)
+                yield os.path.relpath(full, html_dir).replace(os.sep, "/"), full
+
+
+def file_data_bundle(path):
+    """The file-data script (without .js) that holds the site's JSON file `path`; the same
+    rule as bundle_of in site/overlay/overlay.js. A graph page loads one script: every
+    machine's and environment's graph of its benchmark; the grid one with every summary; the
+    list view its one table (graphs/<params>/summary.json, large: one script each)."""
+    if path in ("info.json", "index.json"):
+        return "index"
+    if path == "regressions.json":
+        return "regressions"
+    parts = path.split("/")
+    if len(parts) == 3 and parts[:2] == ["graphs", "summary"]:
+        return "summaries"
+    if parts[0] == "graphs" and len(parts) > 2 and parts[-1] == "summary.json":
+        return path[:-len(".json")]
+    if parts[0] == "graphs" and len(parts) > 1 and parts[-1].endswith(".json"):
+        return "graphs/" + parts[-1][:-len(".json")]
+    raise ValueError("no file-data bundle for %s" % path)
+
+
+def _has_value(value):
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def _measured(data, params):
+    """(number of measured points, per parameter axis the set of value indices measured) of
+    one asv graph file: [[revision, value], ...], value a list over the product of the
+    benchmark's parameters (the last one varying fastest) or one number."""
+    count, seen = 0, [set() for _ in params]
+    combos = list(itertools.product(*[range(len(p)) for p in params])) if params else None
+    for point in data or ():
+        value = point[1] if len(point) > 1 else None
+        if params:
+            if not isinstance(value, list):
+                continue
+            for combo, item in zip(combos, value):
+                if _has_value(item):
+                    count += 1
+                    for axis, index in enumerate(combo):
+                        seen[axis].add(index)
+        elif _has_value(value):
+            count += 1
+    return count, seen
+
+
+def default_view(benchmark, index, graph_data, max_series=MAX_DEFAULT_SERIES):
+    """The default selection of a benchmark page, as asv's address parameters ({key: [values]},
+    in order), or None when nothing was measured.
+
+    benchmark: index.json's entry; graph_data(params) -> the graph file's data of one entry of
+    index.json's graph_param_list (None: no such file). Rules: the machine with the most
+    measured points, then of the ONE_VALUE_PARAMS the value with the most points; of the other
+    generic parameters the values with measured points, where that leaves any out; of the
+    benchmark's parameters the values with measured points there (device='gpu' goes where no
+    GPU point has a value), then, while the series exceed max_series, the last value of the
+    parameter with the most values (the first ones are the catalogue's primary cases) is left
+    out. Ties go to the value listed first in index.json.
+    """
+    params = benchmark.get("params") or []
+    names = benchmark.get("param_names") or []
+    files = []
+    for graph_params in index["graph_param_list"]:
+        data = graph_data(graph_params)
+        if data is not None:
+            files.append((graph_params,) + _measured(data, params))
+    if not any(count for _, count, _ in files):
+        return None
+
+    view = collections.OrderedDict()
+    chosen = files
+    for key in ONE_VALUE_PARAMS:
+        values = index["params"].get(key)
+        if values is None:
+            continue
+        totals = collections.OrderedDict((value, 0) for value in values)
+        for graph_params, count, _ in chosen:
+            totals[graph_params.get(key)] = totals.get(graph_params.get(key), 0) + count
+        best = max(totals, key=lambda value: totals[value])  # the first of equals
+        chosen = [f for f in chosen if f[0].get(key) == best]
+        if key == "machine" or len(values) > 1:
+            view[key] = [best]
+    measured = [f for f in chosen if f[1]]
+    for key, values in index["params"].items():
+        if key in ONE_VALUE_PARAMS or key == "branch" or len(values) < 2:
+            continue
+        present = {f[0].get(key) for f in chosen}
+        kept = {f[0].get(key) for f in measured}
+        if kept < present:
+            view[key] = [value for value in values if value in kept]
+            chosen = [f for f in chosen if f[0].get(key) in kept]
+
+    selected = [sorted(set().union(*[f[2][axis] for f in measured]))
+                for axis in range(len(params))]
+
+    def series():
+        n = len(chosen)
+        for values in selected:
+            n *= len(values)
+        return n
+
+    while series() > max_series and any(len(values) > 1 for values in selected):
+        axis = max(range(len(selected)), key=lambda a: (len(selected[a]), a))
+        selected[axis].pop()
+    for axis, name in enumerate(names):
+        view["p-" + name] = [params[axis][i] for i in selected[axis]]
+    return view
+
+
+def _js_value(value):
+    """JSON as a JavaScript expression (ASCII only, so valid in any script encoding)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+
+
+def write_overlay_data(html_dir):
+    """mxbench/file-data/*.js (every JSON file of the site, grouped as file_data_bundle says)
+    and mxbench/defaults.js (default_view of every benchmark). Returns counts and sizes."""
+    from asv.graph import Graph
+    from asv.util import sanitize_filename
+    with open(os.path.join(html_dir, "index.json"), encoding="utf-8") as fh:
+        index = json.load(fh)
+    bundles = collections.OrderedDict()
+    for path, full in _site_json_files(html_dir):
+        bundles.setdefault(file_data_bundle(path), []).append((path, full))
+    by_file = collections.defaultdict(list)  # graphs bundle -> the benchmarks whose files it has
+    for name in sorted(index.get("benchmarks", {})):
+        by_file["graphs/" + sanitize_filename(name)].append(name)
+
+    defaults = collections.OrderedDict()
+    files = size = 0
+    for bundle, members in bundles.items():
+        content = collections.OrderedDict()
+        for path, full in members:
+            with open(full, encoding="utf-8") as fh:
+                content[path] = json.load(fh)
+        text = ("/* python -m mxbench publish: %d JSON file(s) of this site for file:// pages "
+                "(site/overlay/overlay.js) */\nmxbenchFileData(%s);\n"
+                % (len(content), _js_value(content)))
+        target = os.path.join(html_dir, FILE_DATA, bundle + ".js")
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "w", encoding="ascii") as fh:
+            fh.write(text)
+        files += len(content)
+        size += len(text)
+        for name in by_file.get(bundle, ()):
+            def graph_data(graph_params, name=name):
+                path = Graph.get_file_path(graph_params, name).replace(os.sep, "/") + ".json"
+                return content.get(path)
+            view = default_view(index["benchmarks"][name], index, graph_data)
+            if view is not None:
+                defaults[name] = view
+    text = ("/* python -m mxbench publish: the default view of each benchmark page "
+            "(mxbench/site/overlay.py:default_view; site/overlay/overlay.js applies it) */\n"
+            "window.MXBENCH_DEFAULTS = %s;\n" % _js_value(defaults))
+    with open(os.path.join(html_dir, OVERLAY, "defaults.js"), "w", encoding="ascii") as fh:
+        fh.write(text)
+    return {"json_files": files, "scripts": len(bundles), "bytes": size,
+            "default_views": len(defaults), "defaults_bytes": len(text)}
+
+
+def inject_overlay(text):
+    """index.html with the overlay's <link>/<script> tags before </head> (an earlier copy of
+    them removed first, so that localizing a site twice gives the same page)."""
+    for begin, end in ((OVERLAY_BEGIN, OVERLAY_END), OLD_MARKERS):
+        text = re.sub(r"^[ \t]*%s.*?%s[ \t]*\n" % (re.escape(begin), re.escape(end)),
+                      "", text, flags=re.S | re.M)
+    end = text.lower().rfind("</head>")
+    if end < 0:
+        raise PublishError("the published index.html has no </head>: cannot add the overlay")
+    line = text.rfind("\n", 0, end) + 1
+    indent = re.match(r"[ \t]*", text[line:end]).group(0)
+    block = "".join(indent + "  " + tag + "\n" for tag in (
+        OVERLAY_BEGIN,
+        '<link href="%s/overlay.css" rel="stylesheet" type="text/css"/>' % OVERLAY,
+        '<script type="text/javascript" src="%s/defaults.js"></script>' % OVERLAY,
+        '<script type="text/javascript" src="%s/overlay.js"></script>' % OVERLAY,
+        OVERLAY_END))
+    return text[:line] + block + text[line:]
+
+
+def add_overlay(html_dir, site_dir=SITE_DIR, log=print):
+    """The overlay on a published site in html_dir: <html_dir>/mxbench/ and its tags in index.html."""
+    started = time.time()
+    target = os.path.join(html_dir, OVERLAY)
+    if os.path.isdir(target):
+        shutil.rmtree(target)
+    os.makedirs(target)
+    for name in OVERLAY_FILES:
+        source = os.path.join(site_dir, "overlay", name)
+        if not os.path.isfile(source):
+            raise PublishError("%s is missing (the site's overlay)" % source)
+        shutil.copyfile(source, os.path.join(target, name))
+    stats = write_overlay_data(html_dir)
+    index_html = os.path.join(html_dir, "index.html")
+    with open(index_html, encoding="utf-8") as fh:
+        text = fh.read()
+    new = inject_overlay(text)
+    if new != text:
+        with open(index_html, "w", encoding="utf-8") as fh:
+            fh.write(new)
+    stats["seconds"] = round(time.time() - started, 1)
+    log("overlay: %s/ (default views of %d benchmarks; %d JSON files as %d scripts in %s/ for "
+        "file:// pages, %.1f MB; %.1f s)"
+        % (OVERLAY, stats["default_views"], stats["json_files"], stats["scripts"], FILE_DATA,
+           stats["bytes"] / 1e6, stats["seconds"]))
+    return stats
