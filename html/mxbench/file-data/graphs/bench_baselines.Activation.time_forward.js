@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.Activation.time_forward.json":[[31,[8.918700041249394e-05,2.8534001103253104e-05,6.592999852728099e-06,0.0028636440001719166,0.0008724380004423438,0.0005951210005150642]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.BatchNorm.time_forward.json":[[31,[0.0002517499997338746,5.2708001021528617e-05,0.00012326000069151632,4.581600114761386e-05,0.0030923609992896672,0.005776088999482454,0.014416441999856033,0.013258642000437248]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.BatchNorm.time_forward_backward.json":[[31,[0.00041845100167847704,0.0004900950007140636,0.00036895899938826915,0.002075091999358847,0.024560892999943462,0.018710445998294745,0.039233323999724234,0.011258359001658391]]]});

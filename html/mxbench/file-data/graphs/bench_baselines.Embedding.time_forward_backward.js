@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.Embedding.time_forward_backward.json":[[31,[0.0002959520006697858,0.0004881109998677857,null,0.00042130600013479125,0.004657290999602992,null,0.022107536000476102,0.011545014000148512,null,0.009632164999857196,0.010310561001460883,null]]]});

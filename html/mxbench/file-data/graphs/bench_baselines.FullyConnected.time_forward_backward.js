@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.FullyConnected.time_forward_backward.json":[[31,[0.0013770090008620173,0.0006855989995528944,null,0.0007421949994750321,0.0007465329999831738,null,0.033144822000394925,0.032842618000358925,null,0.16554159900078957,0.11716191800041997,null]]]});

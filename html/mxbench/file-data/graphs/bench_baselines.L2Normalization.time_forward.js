@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.L2Normalization.time_forward.json":[[31,[0.00012728799993055873,4.536400047072675e-05,5.679700007021893e-05,0.0025060369989660103,0.000961595000262605,0.0008573799987061648]]]});

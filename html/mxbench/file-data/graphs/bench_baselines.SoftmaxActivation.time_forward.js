@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.SoftmaxActivation.time_forward.json":[[31,[0.00016809299995657057,1.2974000128451735e-05,4.155700116825756e-05,0.010472112000570633,0.0014766050007892773,0.0037755059984192485]]]});

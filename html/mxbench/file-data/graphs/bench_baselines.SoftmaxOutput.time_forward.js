@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.SoftmaxOutput.time_forward.json":[[31,[7.848700079193804e-05,2.4164999558706768e-05,2.6269000954926014e-05,0.0019410820004850393,0.004706263000116451,0.0047751910005899845]]]});

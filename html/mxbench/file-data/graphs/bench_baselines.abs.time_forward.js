@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.abs.time_forward.json":[[31,[9.370499901706353e-05,2.9344999347813427e-05,8.185999831766821e-06,0.005214890999923227,0.0049497870004415745,0.0002733999990596203]]]});

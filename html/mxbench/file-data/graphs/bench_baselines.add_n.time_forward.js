@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.add_n.time_forward.json":[[31,[0.00019932199938921258,2.853299884009175e-05,1.288399835175369e-05,0.0067265819998283405,0.0024250349997601006,0.0016931699992710492]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.all_finite.time_forward.json":[[31,[0.00012251899897819385,7.030099914118182e-05,1.4455999917117879e-05,0.0027138740006193984,0.0053331819999584695,0.000247251000473625]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.amp_cast.time_forward.json":[[31,[0.00015551999968010932,3.7821000660187565e-05,1.2263000826351345e-05,0.00330867400043644,0.00021522099996218458,0.011440578999099671]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.arcsinh.time_forward.json":[[31,[6.301699977484532e-05,3.3532998713781126e-05,1.3475000741891563e-05,0.03715734999968845,0.03319005699995614,0.03546900900073524]]]});

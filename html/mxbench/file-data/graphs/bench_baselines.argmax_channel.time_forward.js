@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.argmax_channel.time_forward.json":[[31,[0.00010053799996967427,1.4887998986523598e-05,5.761001375503838e-06,0.002944054000181495,0.0013237499988463242,0.00017330399896309245]]]});

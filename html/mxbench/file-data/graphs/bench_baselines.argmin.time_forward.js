@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.argmin.time_forward.json":[[31,[0.00012191699897812214,1.4727998859598301e-05,7.262999133672565e-06,0.002642690998982289,0.0013002659998164745,0.00014479000128631014]]]});

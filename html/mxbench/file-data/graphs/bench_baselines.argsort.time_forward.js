@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.argsort.time_forward.json":[[31,[0.00013185700117901433,5.6195000070147216e-05,6.42200029687956e-06,0.11607866600024863,0.06806579799922474,0.06881797200003348,0.057437834999291226,0.02707102800013672,0.017762856999979704]]]});

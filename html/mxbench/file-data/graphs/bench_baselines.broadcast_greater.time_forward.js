@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.broadcast_greater.time_forward.json":[[31,[0.0006484099994850112,1.2523998520919122e-05,7.795000783517025e-06,0.004092467001100886,0.0008058729999902425,0.0002549860000726767]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.broadcast_greater_equal.time_forward.json":[[31,[5.872000110684894e-05,2.3844000679673627e-05,1.4838000424788333e-05,0.00478740299877245,0.0007404910011246102,0.00039887500133772846]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.broadcast_lesser_equal.time_forward.json":[[31,[5.778800004918594e-05,6.775600013497751e-05,2.600900006655138e-05,0.006948987000214402,0.0013823190001858165,0.0007202540000434965]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.broadcast_like.time_forward.json":[[31,[0.0002207019988418324,4.557499960355926e-05,2.640999991854187e-05,0.009019039998747758,0.009943686000042362,0.0005758240004070103]]]});

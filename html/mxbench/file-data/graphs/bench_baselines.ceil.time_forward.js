@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.ceil.time_forward.json":[[31,[9.817300087888725e-05,1.1672000255202875e-05,2.91600008495152e-06,0.00501459800034354,0.0006881139997858554,0.00017024699991452508]]]});

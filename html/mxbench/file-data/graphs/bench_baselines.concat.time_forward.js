@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.concat.time_forward.json":[[31,[0.00012955100100953132,1.5739000446046703e-05,1.3715998647967353e-05,0.0012107829988963204,0.004174781000983785,0.00026922299912257586]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.degrees.time_forward.json":[[31,[0.0001149239997175755,2.7341000532032922e-05,9.557999874232337e-06,0.009440436000659247,0.0001943320003192639,0.0023224439992191037]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.depth_to_space.time_forward.json":[[31,[0.0003381410006113583,4.496400106290821e-05,2.1639998522005044e-05,0.03900825399978203,0.012410848999934387,0.012561751000248478]]]});

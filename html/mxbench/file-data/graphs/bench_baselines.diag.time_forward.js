@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.diag.time_forward.json":[[31,[0.00016638099987176247,1.9787001292570494e-05,9.65799881669227e-06,7.789599840180017e-05,3.3753000025171787e-05,2.2371999875758775e-05]]]});

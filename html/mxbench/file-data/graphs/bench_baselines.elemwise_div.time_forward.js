@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.elemwise_div.time_forward.json":[[31,[0.00010845199903997127,3.229999856557697e-05,4.487999831326306e-06,0.00477372900058981,0.009194308000587625,0.0006441219993575942]]]});

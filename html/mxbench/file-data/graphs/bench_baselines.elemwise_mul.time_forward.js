@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.elemwise_mul.time_forward.json":[[31,[0.00018673900012800004,1.991700082726311e-05,7.433000064338557e-06,0.003842359999907785,0.0032308390000252984,0.00035815800038108137]]]});

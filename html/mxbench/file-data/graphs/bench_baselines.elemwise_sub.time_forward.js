@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.elemwise_sub.time_forward.json":[[31,[8.352499935426749e-05,2.971499998238869e-05,8.03500006441027e-06,0.00566390000130923,0.003779792999921483,0.0003144470010738587]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.expand_dims.time_forward.json":[[31,[0.004361369001344428,2.3504000637331046e-05,2.221100112365093e-05,0.011518875999172451,0.0004024110003228998,0.0005325639995135134]]]});

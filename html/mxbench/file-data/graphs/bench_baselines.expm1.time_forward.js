@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.expm1.time_forward.json":[[31,[0.00020101500012970064,1.2432999938027933e-05,1.0629999451339245e-05,0.02600455700121529,0.0054007680009817705,0.020340588000181015]]]});

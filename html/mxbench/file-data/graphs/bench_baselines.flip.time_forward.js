@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.flip.time_forward.json":[[31,[9.526800022285897e-05,3.7629999496857636e-05,1.9436000002315268e-05,0.01667534800071735,0.00674462700044387,0.0006545010000991169]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.gather_nd.time_forward_backward.json":[[31,[0.0004949640006088885,0.0007432179991155863,null,0.0009177530009765178,0.0008122159997583367,null,0.04134136700122326,0.02071241199882934,null,0.025991233000240754,0.0762412249987392,null]]]});

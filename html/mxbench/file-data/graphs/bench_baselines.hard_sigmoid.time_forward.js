@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.hard_sigmoid.time_forward.json":[[31,[0.0002710560002014972,4.5265000153449364e-05,2.946499989775475e-05,0.012777864998497535,0.001614553000763408,0.0016273969995381776]]]});

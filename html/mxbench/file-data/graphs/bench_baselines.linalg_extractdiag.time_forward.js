@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.linalg_extractdiag.time_forward.json":[[31,[0.000177170999450027,1.921600050991401e-05,8.114999218378216e-06,9.322400001110509e-05,5.13360009790631e-05,1.912600055220537e-05]]]});

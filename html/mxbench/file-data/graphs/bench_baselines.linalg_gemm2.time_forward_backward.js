@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.linalg_gemm2.time_forward_backward.json":[[31,[0.001168621000033454,0.0001681039993854938,null,0.00026154800070798956,0.0006133950009825639,null,0.04279351799959841,0.017202371998791932,null,0.07154297700071766,0.03617214099904231,null]]]});

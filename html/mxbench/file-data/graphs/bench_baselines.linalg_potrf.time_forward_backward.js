@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.linalg_potrf.time_forward_backward.json":[[31,[0.00039651000042795204,0.0008111339993774891,null,0.0005865849998372141,0.000719702999049332,null,0.06292308200136176,0.02221022699995956,null,0.06865461699999287,0.0876042600011715,null]]]});

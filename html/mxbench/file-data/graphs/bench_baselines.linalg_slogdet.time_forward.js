@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.linalg_slogdet.time_forward.json":[[31,[0.0001281589993595844,9.472700003243517e-05,9.775299986358732e-05,0.013535328000216396,0.00462343800063536,0.028216385000632727]]]});

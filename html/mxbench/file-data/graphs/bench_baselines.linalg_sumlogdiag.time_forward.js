@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.linalg_sumlogdiag.time_forward.json":[[31,[0.00011384299978089985,5.5402999350917526e-05,1.9847000658046454e-05,0.00012529299965535756,3.618700065999292e-05,2.9685001209145412e-05]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.linalg_trsm.time_forward.json":[[31,[0.00010174999988521449,5.357000009098556e-05,3.464499968686141e-05,0.004017337001641863,0.01079859099991154,0.03119836999940162]]]});

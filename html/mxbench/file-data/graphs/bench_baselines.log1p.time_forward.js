@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.log1p.time_forward.json":[[31,[8.476800030621234e-05,2.8112001018598676e-05,1.2623999282368459e-05,0.025049764999494073,0.013156582001101924,0.024803214999337797]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.logical_not.time_forward.json":[[31,[8.035000064410269e-05,2.405600025667809e-05,5.240000973572023e-06,0.01072238900087541,0.0003842670012090821,0.0011716460012394236]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.max.time_forward_backward.json":[[31,[0.0003885139994963538,0.0009044170001288876,null,0.019548108999515534,0.022870519000207423,null,0.05378569099957531,0.009821918998568435,null,0.02203554100015026,0.0041890770007739775,null]]]});

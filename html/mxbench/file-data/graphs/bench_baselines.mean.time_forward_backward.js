@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.mean.time_forward_backward.json":[[31,[0.00024304299950017594,0.0005297690004226752,null,0.00993412800016813,0.007938463999380474,null,0.020186620000458788,0.004858517000684515,null,0.010224951000054716,0.002039465000052587,null]]]});

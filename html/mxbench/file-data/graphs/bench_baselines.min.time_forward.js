@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.min.time_forward.json":[[31,[0.00011382199954823591,1.6671001503709704e-05,2.3182999939308502e-05,0.0054347620007320074,0.00020731699987663887,0.00025716900017869193]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.moments.time_forward.json":[[31,[0.0002259820012113778,5.615500049316324e-05,3.6969000575481914e-05,0.04784932299844513,0.007651448999240529,0.0002495059998182114,0.04684201199961535,0.008304327000587364,0.00032954500056803226]]]});

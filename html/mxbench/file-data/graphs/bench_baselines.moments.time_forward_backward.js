@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.moments.time_forward_backward.json":[[31,[0.0004743149984278716,0.0039052080010151258,null,0.07180788099867641,0.019008151999514666,null,0.07027572200058785,0.03379728000072646,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.multi_all_finite.time_forward.json":[[31,[0.0001025809997372562,8.550900020054542e-05,3.785999979299959e-05,0.017690964001303655,0.0029391650004981784,0.00033749900103430264]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.multi_sum_sq.time_forward.json":[[31,[9.06590012164088e-05,5.7487000958644785e-05,5.519399928743951e-05,0.00533689899930323,0.00048032700033218134,0.0007527140005549882]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.nansum.time_forward.json":[[31,[9.092999971471727e-05,3.933300104108639e-05,3.489499977149535e-05,0.01066697500027658,0.00024030799977481365,0.0037974659990140935]]]});

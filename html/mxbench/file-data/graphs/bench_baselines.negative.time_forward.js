@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.negative.time_forward.json":[[31,[6.317800034594256e-05,1.8553999325376935e-05,1.0059000487672165e-05,0.004636001000108081,0.0006029449996276526,0.00042393999865453225]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.norm.time_forward_backward.json":[[31,[0.00053997699978936,0.00072829999953683,null,0.024755937000009,0.004038475999550428,null,0.05330020399924251,0.007312044999707723,null,0.02187357900038478,0.00819636500091292,null]]]});

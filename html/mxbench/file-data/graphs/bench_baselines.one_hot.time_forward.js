@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.one_hot.time_forward.json":[[31,[0.0001601290005055489,5.1116001486661844e-05,0.0002517789998819353,3.376300082891248e-05,0.0011608360000536777,0.001640440999835846,0.00850279699989187,0.0014566479985660408]]]});

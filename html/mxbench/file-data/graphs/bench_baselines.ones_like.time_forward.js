@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.ones_like.time_forward.json":[[31,[0.0007124389994714875,1.9946999600506388e-05,1.1762000212911516e-05,0.0038678279997839127,0.00037501900078495964,0.00010053799996967427]]]});

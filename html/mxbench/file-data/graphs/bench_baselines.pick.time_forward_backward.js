@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.pick.time_forward_backward.json":[[31,[0.003485103999992134,0.000580182000703644,null,0.0014527410003211116,0.0005698130007658619,null,0.000983556001301622,0.0046510390002367785,null,0.0008116250010061776,0.008112288000120316,null]]]});

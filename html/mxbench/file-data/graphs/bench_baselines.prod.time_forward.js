@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.prod.time_forward.json":[[31,[0.00012837000031140633,1.7162999938591383e-05,2.1760999516118318e-05,0.005136997000590782,0.0001789130001270678,0.0030259769991971552]]]});

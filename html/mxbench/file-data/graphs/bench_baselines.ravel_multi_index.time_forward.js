@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.ravel_multi_index.time_forward.json":[[31,[0.00010982499952660874,4.5524999222834595e-05,9.428000339539722e-06,0.017032764999385108,0.005534346999411355,0.0009466260016779415]]]});

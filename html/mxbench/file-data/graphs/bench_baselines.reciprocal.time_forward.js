@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.reciprocal.time_forward.json":[[31,[0.00011436299973865971,1.2563001291709952e-05,1.1141000868519768e-05,0.0063736539996170904,0.00019177800095349085,0.00034138699993491173]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.reshape.time_forward.json":[[31,[0.00017212199963978492,1.8754999473458156e-05,1.0300000212737359e-05,0.0005755840011261171,0.0006335519992717309,0.00027265900098427664]]]});

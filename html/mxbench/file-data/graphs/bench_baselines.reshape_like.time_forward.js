@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.reshape_like.time_forward.json":[[31,[0.0001999830001295777,4.426299892656971e-05,6.152000423753634e-06,0.004969125000570784,0.0037111249985173345,0.00014516100054606795]]]});

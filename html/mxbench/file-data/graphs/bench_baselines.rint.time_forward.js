@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.rint.time_forward.json":[[31,[0.00013808800031256396,1.2112001058994792e-05,2.9660004656761885e-06,0.00864610700045887,0.0006099279999034479,0.00018163900131185073]]]});

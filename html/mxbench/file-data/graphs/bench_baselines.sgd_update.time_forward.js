@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.sgd_update.time_forward.json":[[31,[0.00027717699958884623,5.221799983701203e-05,1.0409999958937988e-05,0.002633361000334844,0.0002908429996750783,0.0005979160014248919]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.signsgd_update.time_forward.json":[[31,[6.695399861200713e-05,6.476099952124059e-05,1.6350999430869706e-05,0.0022957340006541926,0.002038203998381505,0.0023512080006184988]]]});

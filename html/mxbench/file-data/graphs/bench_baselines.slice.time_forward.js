@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.slice.time_forward.json":[[31,[0.00027142699764226563,4.630699913832359e-05,1.5188998077064753e-05,0.0007320569966395851,0.00028325799939921126,0.00014890799866407178]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.slice_axis.time_forward.json":[[31,[0.00024435600062133744,5.820899968966842e-05,1.3715998647967353e-05,0.0042861180008912925,0.0002382849997957237,0.0002150209984392859]]]});

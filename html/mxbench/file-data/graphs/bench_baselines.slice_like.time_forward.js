@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.slice_like.time_forward.json":[[31,[0.00018095699851983227,4.220800110488199e-05,8.866001735441387e-06,0.0011795210011769086,0.00043804799861391075,0.0004331880008976441]]]});

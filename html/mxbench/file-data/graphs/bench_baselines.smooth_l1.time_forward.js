@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.smooth_l1.time_forward.json":[[31,[0.00017342399951303378,9.810299889068119e-05,3.7829999200766906e-05,0.009971417999622645,0.022977969001658494,0.014643717000581091]]]});

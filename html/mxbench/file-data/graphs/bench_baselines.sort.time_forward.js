@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.sort.time_forward.json":[[31,[0.00032115900103235617,5.208699803915806e-05,1.2111999240005389e-05,0.11131118900084402,0.07427007600199431,0.05119350299719372,0.0676100780001434,0.022681867001665523,0.013770187000773149,0.1368327849995694,0.10067869799968321,0.08081566100008786]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.space_to_depth.time_forward.json":[[31,[0.0003281219978816807,6.011200093780644e-05,2.1861000277567655e-05,0.01751832200170611,0.009166075000393903,0.0017135480011347681]]]});

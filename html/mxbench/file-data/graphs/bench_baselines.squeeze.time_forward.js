@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.squeeze.time_forward.json":[[31,[0.00021996999930706806,2.192099782405421e-05,9.94800211628899e-06,0.004585577000398189,0.0007309339998755604,0.00022143300157040358]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.swapaxes.time_forward.json":[[31,[0.00023708300068392418,2.192099782405421e-05,5.990998033666983e-06,0.016054530002293177,0.008915747999708401,0.00016713099830667488]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.take.time_forward_backward.json":[[31,[0.00030081200020504184,0.00014681399989058264,null,0.0003127230011159554,0.0001307640013692435,null,0.005585383001744049,0.007447687999956543,null,0.006207965001522098,0.009190952001517871,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.tile.time_forward.json":[[31,[0.00012899100329377688,5.8708999858936295e-05,1.7862999811768532e-05,0.009886198997264728,0.0004579939995892346,0.00029083300250931643]]]});

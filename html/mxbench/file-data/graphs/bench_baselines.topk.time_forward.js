@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.topk.time_forward.json":[[31,[0.00014501099940389395,2.3774002329446375e-05,0.005603116002021125,0.003471378000540426,0.048434319000079995,0.02395079499910935,0.003357826000865316,0.002356768000026932]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.transpose.time_forward.json":[[31,[0.00022051199994166382,4.60559967905283e-05,1.1611999070737511e-05,0.0024014420014282223,0.0073796910000965,0.0002113049995386973,0.0066155849999631755,0.007960034999996424,0.00040097800228977576]]]});

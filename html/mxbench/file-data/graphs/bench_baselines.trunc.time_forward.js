@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.trunc.time_forward.json":[[31,[6.988099994487129e-05,2.6578996767057106e-05,7.293998351087794e-06,0.007916572998510674,0.00832445500054746,0.0001830219989642501]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.zeros_like.time_forward.json":[[31,[7.76249980845023e-05,1.547899955767207e-05,1.3234999642008916e-05,0.00607344400123111,0.00015286599955288693,0.00021455000023706816]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_any.time_forward.json":[[27,[null,null,0.010731646998465294,null]],[29,[null,null,0.007382190500720753,null]],[31,[null,null,0.0073589474995969795,null]],[32,[null,null,0.013247191000118619,null]],[33,[null,null,0.006300211998677696,null]]]});

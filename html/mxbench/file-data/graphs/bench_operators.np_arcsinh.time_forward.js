@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_arcsinh.time_forward.json":[[22,[null,null,0.04854487699958554,null]],[27,[null,null,0.0581682535012078,null]],[29,[null,null,0.0338203675000841,null]],[31,[null,null,0.038748118498915574,null]],[32,[null,null,0.05202943249969394,null]],[33,[null,null,0.03560635499889031,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_arctan2.time_forward.json":[[22,[null,null,0.03632660899893381,null]],[27,[null,null,0.035568995501307654,null]],[29,[null,null,0.03767718649760354,null]],[31,[null,null,0.03816101200027333,null]],[32,[null,null,0.07375473449974379,null]],[33,[null,null,0.038512738999997964,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_atleast_2d.time_forward.json":[[27,[null,null,0.0010681030016712612,null]],[29,[null,null,0.000414218002333655,null]],[31,[null,null,0.0005380439997679787,null]],[32,[null,null,0.0005674644999089651,null]],[33,[null,null,0.004307768998842221,null]]]});

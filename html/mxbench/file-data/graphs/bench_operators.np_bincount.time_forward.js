@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_bincount.time_forward.json":[[27,[null,null,0.012139208000007784,null]],[29,[null,null,0.01100883400067687,null]],[31,[null,null,0.00890345950028859,null]],[32,[null,null,0.010051066499727312,null]],[33,[null,null,0.011656040996967931,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_bitwise_and_scalar.time_forward.json":[[27,[null,null,0.0006873074999020901,null]],[29,[null,null,0.0011331545010762056,null]],[31,[null,null,0.0012477684995246818,null]],[32,[null,null,0.0008142394999595126,null]],[33,[null,null,0.000382538999474491,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_bitwise_not.time_forward.json":[[27,[null,null,0.001010690499242628,null]],[29,[null,null,0.0011049775002902607,null]],[31,[null,null,0.001079990001016995,null]],[32,[null,null,0.0006006104995321948,null]],[33,[null,null,0.00034466250144760124,null]]]});

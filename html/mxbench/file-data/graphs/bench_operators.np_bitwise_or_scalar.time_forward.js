@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_bitwise_or_scalar.time_forward.json":[[27,[null,null,0.0013710439998249058,null]],[29,[null,null,0.0007220429997687461,null]],[31,[null,null,0.0008629699987068307,null]],[32,[null,null,0.0006227915000636131,null]],[33,[null,null,0.0002972545007651206,null]]]});

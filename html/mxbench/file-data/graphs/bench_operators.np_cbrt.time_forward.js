@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_cbrt.time_forward.json":[[22,[null,null,0.02670134799882362,null]],[27,[null,null,0.047348431500722654,null]],[29,[null,null,0.026760037000713055,null]],[31,[null,null,0.02930833249956777,null]],[32,[null,null,0.027642638999168412,null]],[33,[null,null,0.027477269499286194,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_cos.time_forward.json":[[22,[null,null,0.01018643399947905,null]],[27,[null,null,0.01590911850144039,null]],[29,[null,null,0.009919671498209937,null]],[31,[null,null,0.009414379001100315,null]],[32,[null,null,0.012713665499177296,null]],[33,[null,null,0.011088515500887297,null]]]});

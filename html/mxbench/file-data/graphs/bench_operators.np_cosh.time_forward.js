@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_cosh.time_forward.json":[[22,[null,null,0.015150772998822504,null]],[27,[null,null,0.024711209000088274,null]],[29,[null,null,0.01261486099974718,null]],[31,[null,null,0.017112183499193634,null]],[32,[null,null,0.016439653001725674,null]],[33,[null,null,0.015503567499763449,null]]]});

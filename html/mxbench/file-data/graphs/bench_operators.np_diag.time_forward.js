@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_diag.time_forward.json":[[27,[null,null,0.00011491450095491018,null]],[29,[null,null,8.988250010588672e-05,null]],[31,[null,null,0.00012961700122104958,null]],[32,[null,null,0.00013130549996276386,null]],[33,[null,null,0.00012453749877749942,null]]]});

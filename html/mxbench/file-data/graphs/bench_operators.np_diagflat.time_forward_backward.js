@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_diagflat.time_forward_backward.json":[[27,[null,null,0.017547440500493394,null]],[29,[null,null,0.010734376999607775,null]],[31,[null,null,0.010253885000565788,null]],[32,[null,null,0.021360601000196766,null]],[33,[null,null,0.011039998000342166,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_diagonal.time_forward.json":[[27,[null,null,0.00018796549920807593,null]],[29,[null,null,0.00010915849998127669,null]],[31,[null,null,0.00011592649934755173,null]],[32,[null,null,0.00011345650091243442,null]],[33,[null,null,0.00015404250007122755,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_diagonal.time_forward_backward.json":[[27,[null,null,0.0011365354985173326,null]],[29,[null,null,0.0006246604989428306,null]],[31,[null,null,0.0006183839996083407,null]],[32,[null,null,0.0010617964999255491,null]],[33,[null,null,0.0008723624996491708,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_diff.time_forward.json":[[22,[null,null,0.007522918500399101,null]],[27,[null,null,0.0134667089987488,null]],[29,[null,null,0.012040023000736255,null]],[31,[null,null,0.006948642499992275,null]],[32,[null,null,0.010916623001321568,null]],[33,[null,null,0.006654257498666993,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_dot.time_forward.json":[[22,[null,null,0.014729607497429242,null]],[27,[null,null,0.01461621000089508,null]],[29,[null,null,0.013389632000325946,null]],[31,[null,null,0.0054353680006897775,null]],[32,[null,null,0.014938246500605601,null]],[33,[null,null,0.013629594499434461,null]]]});

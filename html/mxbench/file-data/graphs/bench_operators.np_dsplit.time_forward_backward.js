@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_dsplit.time_forward_backward.json":[[27,[null,null,0.02407902899904002,null]],[29,[null,null,0.02350443699833704,null]],[31,[null,null,0.02245170199967106,null]],[32,[null,null,0.03237841700138233,null]],[33,[null,null,0.016066582500570803,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_ediff1d.time_forward.json":[[27,[null,null,0.001133164500060957,null]],[29,[null,null,0.0013661645007232437,null]],[31,[null,null,0.0017438694994780235,null]],[32,[null,null,0.0005233669999142876,null]],[33,[null,null,0.0007780519990774337,null]]]});

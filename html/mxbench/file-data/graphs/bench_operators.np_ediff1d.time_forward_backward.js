@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_ediff1d.time_forward_backward.json":[[27,[null,null,0.0030266284993558656,null]],[29,[null,null,0.005290408498694887,null]],[31,[null,null,0.003929602999050985,null]],[32,[null,null,0.008668416499858722,null]],[33,[null,null,0.004380369500722736,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_einsum.time_forward.json":[[22,[null,null,1.2761881104997883,null]],[27,[null,null,1.3081716399992729,null]],[29,[null,null,1.3289155689999461,null]],[31,[null,null,1.4596893540001474,null]],[32,[null,null,1.4279797620001773,null]],[33,[null,null,1.3102450570004294,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_einsum.time_forward_backward.json":[[22,[null,null,4.299420604500483,null]],[27,[null,null,3.7607804340004805,null]],[29,[null,null,3.677095973998803,null]],[31,[null,null,3.1399342760014406,null]],[32,[null,null,3.4678994069981854,null]],[33,[null,null,3.0566631159999815,null]]]});

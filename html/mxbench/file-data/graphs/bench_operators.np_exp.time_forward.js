@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_exp.time_forward.json":[[22,[null,null,0.008515746500052046,null]],[27,[null,null,0.009200158498060773,null]],[29,[null,null,0.008533534997695824,null]],[31,[null,null,0.008666868501677527,null]],[32,[null,null,0.01028598449738638,null]],[33,[null,null,0.008387774501898093,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_expm1.time_forward.json":[[22,[null,null,0.019332641501023318,null]],[27,[null,null,0.02094689050136367,null]],[29,[null,null,0.02192394750090898,null]],[31,[null,null,0.022554914497959544,null]],[32,[null,null,0.01991071100201225,null]],[33,[null,null,0.020584242498443928,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_fix.time_forward.json":[[22,[null,null,0.007735128998319851,null]],[27,[null,null,0.008188029500161065,null]],[29,[null,null,0.008174249500370934,null]],[31,[null,null,0.0067938824995508185,null]],[32,[null,null,0.015167579500484862,null]],[33,[null,null,0.01709336350177182,null]]]});

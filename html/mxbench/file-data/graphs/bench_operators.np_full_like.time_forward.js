@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_full_like.time_forward.json":[[27,[null,null,0.0006652965021203272,null]],[29,[null,null,0.0006991795016801916,null]],[31,[null,null,0.000848328001666232,null]],[32,[null,null,0.00031464699895877857,null]],[33,[null,null,0.0004000115004600957,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_hstack.time_forward_backward.json":[[27,[null,null,0.021220891001576092,null]],[29,[null,null,0.02086308100115275,null]],[31,[null,null,0.022448080499088974,null]],[32,[null,null,0.029613246997541864,null]],[33,[null,null,0.019467239499135758,null]]]});

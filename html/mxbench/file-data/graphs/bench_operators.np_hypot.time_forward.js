@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_hypot.time_forward.json":[[22,[null,null,0.01097776549977425,null]],[27,[null,null,0.009958844499124098,null]],[29,[null,null,0.008994418998554465,null]],[31,[null,null,0.010297541499312501,null]],[32,[null,null,0.011050862500269432,null]],[33,[null,null,0.0109139634987514,null]]]});

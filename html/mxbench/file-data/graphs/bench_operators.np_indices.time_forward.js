@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_indices.time_forward.json":[[22,[null,null,0.03165480049938196,null]],[27,[null,null,0.03621510599987232,null]],[29,[null,null,0.02619285349828715,null]],[31,[null,null,0.03250634049982182,null]],[32,[null,null,0.02639411149903026,null]],[33,[null,null,0.023341738000453915,null]]]});

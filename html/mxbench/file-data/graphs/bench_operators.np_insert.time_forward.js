@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_insert.time_forward.json":[[27,[null,null,0.018836466000720975,null]],[29,[null,null,0.012358563000816503,null]],[31,[null,null,0.021781126499263337,null]],[32,[null,null,0.016018107000491,null]],[33,[null,null,0.013016610000704532,null]]]});

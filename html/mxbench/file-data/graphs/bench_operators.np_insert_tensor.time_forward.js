@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_insert_tensor.time_forward.json":[[27,[null,null,0.006287252999754855,null]],[29,[null,null,0.006048967499737046,null]],[31,[null,null,0.006441986497520702,null]],[32,[null,null,0.01066152700150269,null]],[33,[null,null,0.006598365998797817,null]]]});

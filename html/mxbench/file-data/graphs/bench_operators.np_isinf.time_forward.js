@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_isinf.time_forward.json":[[27,[null,null,0.0009491364999121288,null]],[29,[null,null,0.0013249425010144478,null]],[31,[null,null,0.0017363100014335942,null]],[32,[null,null,0.0010588004988676403,null]],[33,[null,null,0.0011007294997398276,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_isposinf.time_forward.json":[[27,[null,null,0.0018776785000227392,null]],[29,[null,null,0.0017800614987208974,null]],[31,[null,null,0.00266413149984146,null]],[32,[null,null,0.002232531001936877,null]],[33,[null,null,0.0019244664981670212,null]]]});

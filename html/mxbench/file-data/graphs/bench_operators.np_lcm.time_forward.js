@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_lcm.time_forward.json":[[22,[null,null,0.027492334000271512,null]],[27,[null,null,0.02761415150052926,null]],[29,[null,null,0.025760151498616324,null]],[31,[null,null,0.025939546001609415,null]],[32,[null,null,0.023329294999712147,null]],[33,[null,null,0.023798194501068792,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_ldexp.time_forward.json":[[22,[null,null,0.01707058549982321,null]],[27,[null,null,0.01767294000092079,null]],[29,[null,null,0.017750999999407213,null]],[31,[null,null,0.013637885000207461,null]],[32,[null,null,0.02496050449917675,null]],[33,[null,null,0.01715269700071076,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_linalg_cholesky.time_forward.json":[[27,[null,null,0.0038488174996018643,null]],[29,[null,null,0.00803752400133817,null]],[31,[null,null,0.0032397110007877927,null]],[32,[null,null,0.006063986500521423,null]],[33,[null,null,0.006353235999995377,null]]]});

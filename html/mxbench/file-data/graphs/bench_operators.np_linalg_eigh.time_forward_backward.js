@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_linalg_eigh.time_forward_backward.json":[[27,[null,null,0.003391959999134997,null]],[29,[null,null,0.0029192025012889644,null]],[31,[null,null,0.0027576059983402956,null]],[32,[null,null,0.003501944998788531,null]],[33,[null,null,0.0026708895002229838,null]]]});

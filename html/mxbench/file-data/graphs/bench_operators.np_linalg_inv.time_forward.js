@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_linalg_inv.time_forward.json":[[27,[null,null,0.01775120049933321,null]],[29,[null,null,0.017344270998364664,null]],[31,[null,null,0.009486893499342841,null]],[32,[null,null,0.01519013649885892,null]],[33,[null,null,0.018996500000866945,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_linalg_pinv.time_forward.json":[[27,[null,null,0.004979878000085591,null]],[29,[null,null,0.0050143829994340194,null]],[31,[null,null,0.003746605998458108,null]],[32,[null,null,0.0049719814996933565,null]],[33,[null,null,0.003914300499673118,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_linalg_solve.time_forward.json":[[27,[null,null,0.010049222501038457,null]],[29,[null,null,0.009128274501563283,null]],[31,[null,null,0.00506175800182973,null]],[32,[null,null,0.0065142365001520375,null]],[33,[null,null,0.010170669500439544,null]]]});

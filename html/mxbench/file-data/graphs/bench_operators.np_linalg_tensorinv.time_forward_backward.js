@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_linalg_tensorinv.time_forward_backward.json":[[27,[null,null,0.007192246501290356,null]],[29,[null,null,0.006587317500816425,null]],[31,[null,null,0.0040360615003010025,null]],[32,[null,null,0.007828198500646977,null]],[33,[null,null,0.006938422500752495,null]]]});

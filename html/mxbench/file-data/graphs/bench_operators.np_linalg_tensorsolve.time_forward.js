@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_linalg_tensorsolve.time_forward.json":[[27,[null,null,0.0012335120009083766,null]],[29,[null,null,0.0014476465003099293,null]],[31,[null,null,0.0006187689996295376,null]],[32,[null,null,0.0016353165010514203,null]],[33,[null,null,0.0012414820012054406,null]]]});

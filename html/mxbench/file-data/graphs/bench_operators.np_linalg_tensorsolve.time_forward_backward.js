@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_linalg_tensorsolve.time_forward_backward.json":[[27,[null,null,0.0057339649993082276,null]],[29,[null,null,0.006299790500634117,null]],[31,[null,null,0.00381408300017938,null]],[32,[null,null,0.006174277001264272,null]],[33,[null,null,0.005171094999241177,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_log10.time_forward.json":[[22,[null,null,0.01229202849935973,null]],[27,[null,null,0.010499894500753726,null]],[29,[null,null,0.01242149000063364,null]],[31,[null,null,0.013684346500667743,null]],[32,[null,null,0.013597654999102815,null]],[33,[null,null,0.008978304500487866,null]]]});

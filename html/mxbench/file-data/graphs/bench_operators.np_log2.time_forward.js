@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_log2.time_forward.json":[[22,[null,null,0.006272620999880019,null]],[27,[null,null,0.006701205998979276,null]],[29,[null,null,0.00660947249889432,null]],[31,[null,null,0.007476076500097406,null]],[32,[null,null,0.007894311500422191,null]],[33,[null,null,0.007351528998697177,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_min.time_forward.json":[[22,[null,null,0.004922154999803752,null]],[27,[null,null,0.005001483499654569,null]],[29,[null,null,0.005057817999841063,null]],[31,[null,null,0.0049167605011462,null]],[32,[null,null,0.005617562999759684,null]],[33,[null,null,0.0054969329994492,null]]]});

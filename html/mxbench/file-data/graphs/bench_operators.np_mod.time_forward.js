@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_mod.time_forward.json":[[22,[null,null,0.0270360120011901,null]],[27,[null,null,0.0315579300004174,null]],[29,[null,null,0.02987601249878935,null]],[31,[null,null,0.03384906099745422,null]],[32,[null,null,0.028562441000758554,null]],[33,[null,null,0.024735274500926607,null]]]});

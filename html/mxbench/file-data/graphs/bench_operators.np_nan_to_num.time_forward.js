@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_nan_to_num.time_forward.json":[[27,[null,null,0.009792774500965606,null]],[29,[null,null,0.010459904999152059,null]],[31,[null,null,0.011254722499870695,null]],[32,[null,null,0.013553767501434777,null]],[33,[null,null,0.013515356002244516,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_ndarray_setitem_mask_tensor.time_forward.json":[[27,[null,null,8.318549953401089e-05,null]],[29,[null,null,0.00010706499961088412,null]],[31,[null,null,9.236249934474472e-05,null]],[32,[null,null,0.00013902449973102193,null]],[33,[null,null,0.00019253950085840188,null]]]});

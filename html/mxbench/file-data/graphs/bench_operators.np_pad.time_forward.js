@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_pad.time_forward.json":[[27,[null,null,0.029424018001009244,null]],[29,[null,null,0.042579459499393124,null]],[31,[null,null,0.02653105499848607,null]],[32,[null,null,0.01372332900064066,null]],[33,[null,null,0.014458966499660164,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_power.time_forward.json":[[22,[null,null,0.01711259399962728,null]],[27,[null,null,0.018268386000272585,null]],[29,[null,null,0.01582176050033013,null]],[31,[null,null,0.01735712549998425,null]],[32,[null,null,0.021947902501779026,null]],[33,[null,null,0.016981609502181527,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_random_exponential.time_forward.json":[[27,[null,null,0.016628220000711735,null]],[29,[null,null,0.030724189500688226,null]],[31,[null,null,0.020368284998767194,null]],[32,[null,null,0.017287385500821983,null]],[33,[null,null,0.013887539502320578,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_random_gamma.time_forward.json":[[27,[null,null,0.5457480274999398,null]],[29,[null,null,0.37852231900069455,null]],[31,[null,null,0.2996244329988258,null]],[32,[null,null,0.4812227364982391,null]],[33,[null,null,0.4972410430000309,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_random_logistic.time_forward.json":[[27,[null,null,0.032756732498455676,null]],[29,[null,null,0.031713080001281924,null]],[31,[null,null,0.03418111099927046,null]],[32,[null,null,0.04212454399930721,null]],[33,[null,null,0.023905551001007552,null]]]});

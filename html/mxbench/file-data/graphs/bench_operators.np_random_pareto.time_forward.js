@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_random_pareto.time_forward.json":[[27,[null,null,0.027858968500368064,null]],[29,[null,null,0.03061454500129912,null]],[31,[null,null,0.03493490749860939,null]],[32,[null,null,0.027908851001484436,null]],[33,[null,null,0.028065283000614727,null]]]});

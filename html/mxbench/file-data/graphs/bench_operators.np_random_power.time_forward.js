@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_random_power.time_forward.json":[[27,[null,null,0.02377150500069547,null]],[29,[null,null,0.026515850999203394,null]],[31,[null,null,0.01751907749894599,null]],[32,[null,null,0.021405034500276088,null]],[33,[null,null,0.021121118999872124,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_random_rayleigh.time_forward.json":[[27,[null,null,0.020374525998704485,null]],[29,[null,null,0.022975830499490257,null]],[31,[null,null,0.01778595050018339,null]],[32,[null,null,0.019274979500551126,null]],[33,[null,null,0.020431427497896948,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_repeat.time_forward.json":[[22,[null,null,0.010559880500295549,null]],[27,[null,null,0.008930209998652572,null]],[29,[null,null,0.01068683799894643,null]],[31,[null,null,0.00792337100028817,null]],[32,[null,null,0.1567582734987809,null]],[33,[null,null,0.30059553050159593,null]]]});

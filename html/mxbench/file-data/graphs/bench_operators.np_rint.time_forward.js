@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_rint.time_forward.json":[[22,[null,null,0.007016768999164924,null]],[27,[null,null,0.005746148000980611,null]],[29,[null,null,0.005296197998177377,null]],[31,[null,null,0.007467925999662839,null]],[32,[null,null,0.01523652850119106,null]],[33,[null,null,0.015347235001172521,null]]]});

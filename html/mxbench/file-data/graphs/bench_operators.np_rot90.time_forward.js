@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_rot90.time_forward.json":[[22,[null,null,0.008707529499588418,null]],[27,[null,null,0.01314039099997899,null]],[29,[null,null,0.00920078499984811,null]],[31,[null,null,0.009269477999623632,null]],[32,[null,null,0.010022218000813155,null]],[33,[null,null,0.00979676699898846,null]]]});

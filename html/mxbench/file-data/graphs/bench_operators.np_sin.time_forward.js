@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_sin.time_forward.json":[[22,[null,null,0.010397047499282053,null]],[27,[null,null,0.015014724000138813,null]],[29,[null,null,0.014795940500334837,null]],[31,[null,null,0.011659657999189221,null]],[32,[null,null,0.011223629500818788,null]],[33,[null,null,0.01038362449980923,null]]]});

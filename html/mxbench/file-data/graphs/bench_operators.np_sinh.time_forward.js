@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_sinh.time_forward.json":[[22,[null,null,0.032073903998025344,null]],[27,[null,null,0.045538975500676315,null]],[29,[null,null,0.03474164699946414,null]],[31,[null,null,0.03355670550081413,null]],[32,[null,null,0.030073140002059517,null]],[33,[null,null,0.0328155634997529,null]]]});

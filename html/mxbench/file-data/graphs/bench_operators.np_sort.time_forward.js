@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_sort.time_forward.json":[[27,[null,null,0.11458217900144518,null]],[29,[null,null,0.10044759199990949,null]],[31,[null,null,0.11299318750025122,null]],[32,[null,null,0.10244901899932302,null]],[33,[null,null,0.09888479449909937,null]]]});

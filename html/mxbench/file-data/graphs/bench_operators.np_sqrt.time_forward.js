@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_sqrt.time_forward.json":[[22,[null,null,0.005420109500846593,null]],[27,[null,null,0.005485636500452529,null]],[29,[null,null,0.005530756001462578,null]],[31,[null,null,0.00755735249913414,null]],[32,[null,null,0.007213225999294082,null]],[33,[null,null,0.00514927949916455,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_std.time_forward.json":[[22,[null,null,0.041556499500075006,null]],[27,[null,null,0.08884349149957416,null]],[29,[null,null,0.04339058900222881,null]],[31,[null,null,0.04595738149873796,null]],[32,[null,null,0.03181118850079656,null]],[33,[null,null,0.03516192000097362,null]]]});

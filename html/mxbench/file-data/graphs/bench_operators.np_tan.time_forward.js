@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_tan.time_forward.json":[[22,[null,null,0.02104465699994762,null]],[27,[null,null,0.02703512049993151,null]],[29,[null,null,0.019676446498124278,null]],[31,[null,null,0.024440443999992567,null]],[32,[null,null,0.019647544000690687,null]],[33,[null,null,0.020991171501009376,null]]]});

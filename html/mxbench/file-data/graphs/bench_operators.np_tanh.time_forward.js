@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_tanh.time_forward.json":[[22,[null,null,0.03185960000155319,null]],[27,[null,null,0.07368182900063402,null]],[29,[null,null,0.02663226399999985,null]],[31,[null,null,0.035221447000367334,null]],[32,[null,null,0.03145251400019333,null]],[33,[null,null,0.030621533000157797,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_tile.time_forward.json":[[22,[null,null,0.02383687199835549,null]],[27,[null,null,0.028818718499678653,null]],[29,[null,null,0.006477257500591804,null]],[31,[null,null,0.007126018499548081,null]],[32,[null,null,0.006487491000370937,null]],[33,[null,null,0.00670944549892738,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_unique.time_forward.json":[[22,[null,null,0.09371450649996405,null]],[27,[null,null,0.1109982130019489,null]],[29,[null,null,0.08987797749978199,null]],[31,[null,null,0.09347137100121472,null]],[32,[null,null,0.08981828600008157,null]],[33,[null,null,0.08900012399863044,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_var.time_forward.json":[[22,[null,null,0.043424239001979004,null]],[27,[null,null,0.08749636799984728,null]],[29,[null,null,0.043948788501438685,null]],[31,[null,null,0.044140746500488603,null]],[32,[null,null,0.04968656549863226,null]],[33,[null,null,0.036101178999160766,null]]]});

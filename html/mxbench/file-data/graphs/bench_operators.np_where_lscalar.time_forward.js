@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_where_lscalar.time_forward.json":[[27,[null,null,0.02712086049905338,null]],[29,[null,null,0.02312041000004683,null]],[31,[null,null,0.02806697149935644,null]],[32,[null,null,0.02516740999817557,null]],[33,[null,null,0.024254311501863413,null]]]});

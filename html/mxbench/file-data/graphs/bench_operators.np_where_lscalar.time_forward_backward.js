@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_where_lscalar.time_forward_backward.json":[[27,[null,null,0.04753916350091458,null]],[29,[null,null,0.0471111295009905,null]],[31,[null,null,0.05485211500126752,null]],[32,[null,null,0.046929496000302606,null]],[33,[null,null,0.05121577950012579,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_where_rscalar.time_forward_backward.json":[[27,[null,null,0.04860614500103111,null]],[29,[null,null,0.047815433999858215,null]],[31,[null,null,0.05704244299886341,null]],[32,[null,null,0.05089109250002366,null]],[33,[null,null,0.04843437050112698,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.np_where_scalar2.time_forward.json":[[27,[null,null,0.010893949000092107,null]],[29,[null,null,0.006157255000289297,null]],[31,[null,null,0.009381427002153941,null]],[32,[null,null,0.005537453998840647,null]],[33,[null,null,0.005744760501329438,null]]]});

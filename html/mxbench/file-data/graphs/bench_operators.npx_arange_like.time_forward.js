@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.npx_arange_like.time_forward.json":[[27,[null,null,0.003804444500929094,null]],[29,[null,null,0.004625371499059838,null]],[31,[null,null,0.004651645502235624,null]],[32,[null,null,0.0028652014989347663,null]],[33,[null,null,0.002820598499965854,null]]]});

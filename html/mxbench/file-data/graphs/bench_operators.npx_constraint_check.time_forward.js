@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.npx_constraint_check.time_forward.json":[[27,[null,null,0.005544922500121174,null]],[29,[null,null,0.007258099498358206,null]],[31,[null,null,0.005578975999014801,null]],[32,[null,null,0.00566264249937376,null]],[33,[null,null,0.005377826499170624,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.npx_erf.time_forward.json":[[27,[null,null,0.041577698500987026,null]],[29,[null,null,0.02461949799908325,null]],[31,[null,null,0.019721401999049704,null]],[32,[null,null,0.01507904399841209,null]],[33,[null,null,0.019481328499750816,null]]]});

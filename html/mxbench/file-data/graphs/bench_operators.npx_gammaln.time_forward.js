@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.npx_gammaln.time_forward.json":[[27,[null,null,0.05273838549874199,null]],[29,[null,null,0.020823038499656832,null]],[31,[null,null,0.02702495200173871,null]],[32,[null,null,0.027163921000465052,null]],[33,[null,null,0.02652649150149955,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.npx_image_random_color_jitter.time_forward.json":[[22,[null,null,0.0031309935002354905,null]],[27,[null,null,null,null]],[29,[null,null,null,null]],[31,[null,null,null,null]],[32,[null,null,0.00448406799841905,null]],[33,[null,null,0.004190078998362878,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.npx_pooling.time_forward.json":[[22,[null,null,0.07462484349889564,null]],[27,[null,null,0.15404559849957877,null]],[29,[null,null,0.09014898450004694,null]],[31,[null,null,0.09728520500175364,null]],[32,[null,null,0.08114447599837149,null]],[33,[null,null,0.08270720600012282,null]]]});

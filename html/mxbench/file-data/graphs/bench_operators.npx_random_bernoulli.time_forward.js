@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.npx_random_bernoulli.time_forward.json":[[27,[null,null,0.010433289999127737,null]],[29,[null,null,0.012188414999400266,null]],[31,[null,null,0.012796664999768836,null]],[32,[null,null,0.01146645799963153,null]],[33,[null,null,0.011216360500839073,null]]]});

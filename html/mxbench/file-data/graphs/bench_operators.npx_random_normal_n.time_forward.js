@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.npx_random_normal_n.time_forward.json":[[27,[null,null,0.056038456999885966,null]],[29,[null,null,0.03643454600023688,null]],[31,[null,null,0.052900258498993935,null]],[32,[null,null,0.03515806950053957,null]],[33,[null,null,0.032812231500429334,null]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-null/bench_operators.npx_random_uniform_n.time_forward.json":[[27,[null,null,0.027181634000953636,null]],[29,[null,null,0.02095456349888991,null]],[31,[null,null,0.028604819999600295,null]],[32,[null,null,0.02117875250223733,null]],[33,[null,null,0.019802574997811462,null]]]});
