@@ -434,7 +434,7 @@ def wait_for_plot(page, what, min_points=1, settle=1.0):
 
 
 def test_site_opens_from_disk(browser, site):
-    """index.html opened as a file, as the final message of mxbench.publish says: the grid with
+    """index.html opened as a file, as the final message of `mxbench publish` says: the grid with
     its little graphs, a graph with a point per release, the regressions; asv's JSON comes from
     mxbench/file-data/*.js (a browser refuses XMLHttpRequest from file://)."""
     since = log_position(browser)
