@@ -306,6 +306,7 @@ def test_cli_markdown_and_exit_zero(capsys, tmp_path):
 def test_cli_usage_errors(capsys):
     with pytest.raises(SystemExit):
         cli.main(["adhoc", "--category", "reduction", "--all"])
+    capsys.readouterr()
     code, _, err = run_main(capsys, "--category", "reduction", "--shape", "3,4")
     assert code == 2 and err == "error: --shape goes with --op\n"
     code, _, err = run_main(capsys, "--category", "reductoin")
