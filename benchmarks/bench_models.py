@@ -1,6 +1,6 @@
 """asv benchmarks for real networks: every unique layer they run, and each model end to end.
 
-Generated from benchmarks/model_layers.json, which `python -m mxbench.models extract` writes
+Generated from benchmarks/model_layers.json, which `python -m mxbench models extract` writes
 from the models' own graphs (benchmarks/_models.py); nothing here asks mxnet at import time,
 so the classes are the same in every environment.
 

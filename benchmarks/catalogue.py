@@ -1022,7 +1022,7 @@ OPERATORS = widen(OPERATORS) + REGISTRY_OPERATORS + NUMPY_OPERATORS
 # calls; at 50 ms a call and more, the calls cost more than everything else, and these 50
 # entries were 150 s of a short selection that has to stay within 10 minutes
 # (docs/measurement.md). The long selection keeps every shape. Milliseconds, made by
-#   python -m mxbench.selection slow-medium --results experiments --machine amd-epyc-2cpu-24gb-set-old1
+#   python -m mxbench selection slow-medium --results experiments --machine amd-epyc-2cpu-24gb-set-old1
 SLOW_MEDIUM_MS = {
     'Convolution': 126,
     'Correlation': 230,

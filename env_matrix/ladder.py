@@ -26,6 +26,8 @@ from .matrix import Matrix, Version, is_prerelease, load
 BRANCH = "main"
 IDENTITY = ("MXNet release ladder", "ladder@mxnet-asv.invalid")
 RELEASE_FILE = "MXNET_RELEASE"
+# Part of every commit, so of every hash: it keeps the command's spelling of when the ladder
+# was made (now `python -m mxbench matrix ladder`).
 README_TEXT = """\
 MXNet release ladder for the mxnet asv suite: one commit per MXNet release on PyPI,
 tag = version, commit date = date of the first Linux wheel of that version.

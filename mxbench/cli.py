@@ -6,6 +6,17 @@
     compare    asv compare of two recorded releases, per flavor
     find       bisect a change along the ladder for one flavor
     merge      fold other machines' results (CI artifacts) into results/
+    ci-matrix  the CI workflow's (release, flavor) jobs, as JSON
+    changes    significant differences: releases, between, lineage, aa, ab
+    export     any asv results directory as JSON, CSV or Markdown
+    cost       where the time of a recorded run goes
+    coverage   which registered MXNet operators the catalogue benchmarks
+    models     the model-derived benchmarks: extract, report, select
+    baselines  MXNet against PyTorch and NumPy on the same inputs
+    selection  slow-medium: the catalogue's SLOW_MEDIUM_MS table from recorded results
+    matrix     the release x flavor table, resolve, the ladder, check-index
+    adhoc      time operators on the installed MXNet, without asv
+    dispatch   the installed MXNet's dispatch floor under each A/B variant
     publish    the site (html/): asv publish, made to open from disk with no network
 
 `python -m mxbench <command> --help` says more. Options before the command (--config,
@@ -20,15 +31,20 @@ import sys
 from env_matrix.matrix import MatrixError
 
 from mxbench.asvrun import runner as asvtools
-from mxbench.commands import check, ci_matrix, compare, find, merge, run, setup
+from mxbench.commands import (check, ci_matrix, compare, find, matrix, merge, run, selection,
+                              setup)
 from mxbench.core import errors
 from mxbench.core import project as project_model
 from mxbench.core.results import ResultFileError, ResultsProblem
+from mxbench.inside import adhoc, dispatch
 from mxbench.site import publish
+from mxbench.reports import baselines, changes, cost, coverage, export, models
 
 # The commands, in the order `--help` lists them: each module adds its parser and sets
 # func (and takes_asv_args / needs_project where they differ from the defaults below).
-COMMANDS = (setup, run, check, compare, find, merge, ci_matrix, publish)
+COMMANDS = (setup, run, check, compare, find, merge, ci_matrix,
+            changes, export, cost, coverage, models, baselines, selection, matrix,
+            publish, adhoc, dispatch)
 
 
 def add_common_options(parser, top_level):
@@ -42,14 +58,23 @@ def add_common_options(parser, top_level):
                         help="results directory instead of the config's (e.g. experiments)")
 
 
+def command_parsers(parser):
+    """A command's parser and those of its subcommands (changes releases, models report...)."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from command_parsers(sub)
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="python -m mxbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common_options(parser, top_level=True)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
-        command = module.setup_arguments(subparsers)
-        add_common_options(command, top_level=False)
+        for command in command_parsers(module.setup_arguments(subparsers)):
+            add_common_options(command, top_level=False)
     parser.set_defaults(takes_asv_args=False, needs_project=True)
     return parser
 

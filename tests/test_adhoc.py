@@ -1,4 +1,4 @@
-"""mxbench.adhoc on the installed MXNet (the .venv's 1.9.1): structure and invariants only,
+"""mxbench adhoc on the installed MXNet (the .venv's 1.9.1): structure and invariants only,
 never timings (the machine is shared and noisy). Shapes and run counts are kept small."""
 import csv
 import io
@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from benchmarks import _harness as H, catalogue as C
-from mxbench import adhoc
+from mxbench import cli
+from mxbench.inside import adhoc
 from mxbench.core import stats
 
 mx = pytest.importorskip("mxnet")
@@ -262,7 +263,7 @@ def test_profile_mode_reports_kernel_times():
 
 # --- command line ------------------------------------------------------------------------------
 def run_main(capsys, *argv):
-    code = adhoc.main(list(argv))
+    code = cli.main(["adhoc"] + list(argv))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -304,7 +305,10 @@ def test_cli_markdown_and_exit_zero(capsys, tmp_path):
 
 def test_cli_usage_errors(capsys):
     with pytest.raises(SystemExit):
-        adhoc.main(["--category", "reduction", "--shape", "3,4"])
+        cli.main(["adhoc", "--category", "reduction", "--all"])
+    capsys.readouterr()
+    code, _, err = run_main(capsys, "--category", "reduction", "--shape", "3,4")
+    assert code == 2 and err == "error: --shape goes with --op\n"
     code, _, err = run_main(capsys, "--category", "reductoin")
     assert code == 2 and "unknown category" in err
     code, out, _ = run_main(capsys, "--list")
@@ -315,7 +319,7 @@ def test_cli_ctrl_c_writes_what_finished(tmp_path):
     """A real SIGINT: the run stops, the (empty) result is still written, exit code 130."""
     target = tmp_path / "partial.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mxbench.adhoc", "--op", "relu", "--case", "small",
+        [sys.executable, "-m", "mxbench", "adhoc", "--op", "relu", "--case", "small",
          "--dtype", "float32", "--runs", "100000000", "--format", "json", "-o", str(target)],
         cwd=str(ROOT), stderr=subprocess.PIPE, universal_newlines=True,
         # a shell's background job ignores SIGINT, and children inherit that: undo it

@@ -1,4 +1,4 @@
-"""mxbench.adhoc's memory guard: inputs that cannot fit are refused before anything is built.
+"""mxbench adhoc's memory guard: inputs that cannot fit are refused before anything is built.
 
 The shapes asked for here are far beyond any machine (8 TB of float64), so a guard that let
 them through would fail the assertions on the message at once (numpy refuses the allocation)
@@ -10,7 +10,8 @@ import time
 import pytest
 
 from benchmarks import _harness as H, catalogue as C
-from mxbench import adhoc
+from mxbench import cli
+from mxbench.inside import adhoc
 
 mx = pytest.importorskip("mxnet")
 QUICK = dict(runs=2, warmup=0)
@@ -41,8 +42,8 @@ def test_a_huge_shape_is_refused_at_once_and_allocates_nothing():
 
 
 def test_cli_refuses_the_row_and_exits_1(capsys):
-    code = adhoc.main(["--op", "relu", "--shape", "1000000,1000000", "--dtype", "float64",
-                       "--format", "json"])
+    code = cli.main(["adhoc", "--op", "relu", "--shape", "1000000,1000000", "--dtype", "float64",
+                     "--format", "json"])
     out, err = capsys.readouterr()
     row = json.loads(out)[0]
     assert code == 1 and "some rows errored" in err

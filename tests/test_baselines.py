@@ -156,7 +156,7 @@ def test_bench_module_has_a_class_per_mapped_entry_and_skips_what_is_missing():
 
 
 def _report(*args):
-    return subprocess.run([sys.executable, "-m", "mxbench.reports.baselines"] + list(args),
+    return subprocess.run([sys.executable, "-m", "mxbench", "baselines"] + list(args),
                           cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True)
 

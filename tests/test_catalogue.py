@@ -281,7 +281,8 @@ def test_backward_only_where_mxnet_has_a_gradient(report):
     or a gradient MXNet composes from other operators (listed above, with how). That the
     gradient runs, and is finite, is the smoke test's part."""
     import mxnet as mx
-    from mxbench.reports.coverage import entry_registry_names, op_handles
+    from mxbench.inside.registry import op_handles
+    from mxbench.reports.coverage import entry_registry_names
     registered = mx.operator.get_all_registered_operators()
     handles = op_handles(mx, registered)
     names_of = {}
@@ -328,7 +329,7 @@ def test_release_dependent_entries_build_1_9_1s_call(report):
 def test_coverage_command_formats():
     pytest.importorskip("mxnet")
     for fmt in ("text", "markdown", "json"):
-        proc = subprocess.run([sys.executable, "-m", "mxbench.reports.coverage", "--format", fmt],
+        proc = subprocess.run([sys.executable, "-m", "mxbench", "coverage", "--format", fmt],
                               cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True, timeout=120)
         assert proc.returncode == 0, proc.stderr[-2000:]

@@ -1,4 +1,4 @@
-"""mxbench.changes and mxbench.cost on real asv results (the asv_e2e fixture's run)."""
+"""mxbench changes and mxbench cost on real asv results (the asv_e2e fixture's run)."""
 import importlib
 import re
 import shutil
@@ -10,15 +10,15 @@ from mxbench.core.results import Point
 from tests.conftest import ROOT
 
 
-def tool(asv_e2e, module, *args):
-    return subprocess.run([sys.executable, "-m", module, "--config", str(asv_e2e.conf_path)]
+def tool(asv_e2e, command, *args):
+    return subprocess.run([sys.executable, "-m", "mxbench", command, "--config", str(asv_e2e.conf_path)]
                           + list(args), cwd=str(ROOT), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
 
 
 def test_release_report_and_chart(asv_e2e, tmp_path):
     out, png = tmp_path / "changes.md", tmp_path / "changes.png"
-    proc = tool(asv_e2e, "mxbench.reports.changes", "releases", "--machine", asv_e2e.machine,
+    proc = tool(asv_e2e, "changes", "releases", "--machine", asv_e2e.machine,
                 "-o", str(out), "--chart", str(png))
     assert proc.returncode == 0, proc.stdout
     text = out.read_text()
@@ -38,7 +38,7 @@ def test_aa_on_two_real_runs_of_one_release(asv_e2e):
         proc = asv_e2e.mxbench("--machine", second, "run", "1.9.1", "--flavor", "cpu-mkldnn",
                                "--bench", r"^bench_overhead\.Dispatch\.", "--", "-a", "rounds=1")
         assert proc.returncode == 0, proc.stdout[-3000:]
-        proc = tool(asv_e2e, "mxbench.reports.changes", "aa", "--machine-a", asv_e2e.machine,
+        proc = tool(asv_e2e, "changes", "aa", "--machine-a", asv_e2e.machine,
                     "--machine-b", second, "--release", "1.9.1", "--flavor", "cpu-mkldnn")
         assert proc.returncode == 0, proc.stdout
         assert "A/A 1.9.1 cpu-mkldnn" in proc.stdout and "points" in proc.stdout
@@ -48,7 +48,7 @@ def test_aa_on_two_real_runs_of_one_release(asv_e2e):
 
 
 def test_cost_lists_where_the_time_went(asv_e2e):
-    proc = tool(asv_e2e, "mxbench.reports.cost", "--machine", asv_e2e.machine, "--release", "1.9.1")
+    proc = tool(asv_e2e, "cost", "--machine", asv_e2e.machine, "--release", "1.9.1")
     assert proc.returncode == 0, proc.stdout
     assert "benchmarking" in proc.stdout and "bench_operators" in proc.stdout
 
@@ -115,7 +115,7 @@ HISTORY_MACHINE = "amd-epyc-2cpu-24gb"  # the committed history in results/
 
 
 def changes_cli(*args):
-    return subprocess.run([sys.executable, "-m", "mxbench.reports.changes"] + list(args),
+    return subprocess.run([sys.executable, "-m", "mxbench", "changes"] + list(args),
                           cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=600)
 

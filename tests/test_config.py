@@ -178,7 +178,7 @@ def test_steady_allocator_variant_cuts_page_faults_per_call():
 
 
 def test_dispatch_floor_per_variant_runs():
-    proc = subprocess.run([sys.executable, "-m", "mxbench.dispatch", "--variant", "default",
+    proc = subprocess.run([sys.executable, "-m", "mxbench", "dispatch", "--variant", "default",
                            "--variant", "naive-engine", "--processes", "1", "--samples", "3",
                            "--calls", "20"], cwd=str(ROOT), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=300)
@@ -186,7 +186,7 @@ def test_dispatch_floor_per_variant_runs():
     rows = dict(line.split()[:2] for line in proc.stdout.splitlines()[2:])
     assert set(rows) == {"default", "naive-engine"}
     assert all(0 < float(v) < 10000 for v in rows.values())
-    bad = subprocess.run([sys.executable, "-m", "mxbench.dispatch", "--variant", "turbo",
+    bad = subprocess.run([sys.executable, "-m", "mxbench", "dispatch", "--variant", "turbo",
                           "--processes", "1"], cwd=str(ROOT), stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=300)
     assert bad.returncode == 2 and "unknown MXBENCH_VARIANT 'turbo'" in bad.stdout

@@ -61,7 +61,7 @@ def test_first_call_memory_is_measured_through_asv(asv_e2e):
 
 def test_a_variant_runs_as_its_own_environment_and_compares(asv_e2e):
     """one-core (OMP_NUM_THREADS=1, pinned to CPU 0) through asv.variants.conf.json, then
-    `mxbench.changes ab` against the fixture's default run of the same release."""
+    `mxbench changes ab` against the fixture's default run of the same release."""
     proc = asv_e2e.mxbench("run", "1.9.1", "--flavor", "cpu-mkldnn", "--variant", "one-core",
                            "--bench", r"^bench_overhead\.Dispatch\.", "--", *E2E_ATTRS,
                            config=asv_e2e.variants_conf_path)
@@ -74,7 +74,7 @@ def test_a_variant_runs_as_its_own_environment_and_compares(asv_e2e):
         floor = values(result, "bench_overhead.Dispatch.time_add_1_element")
         assert floor and all(v is not None and 0 < v < 1 for v in floor if not math.isnan(v))
         ab = subprocess.run(
-            [sys.executable, "-m", "mxbench.reports.changes", "--config", str(asv_e2e.conf_path), "ab",
+            [sys.executable, "-m", "mxbench", "changes", "--config", str(asv_e2e.conf_path), "ab",
              "--machine-a", asv_e2e.machine, "--machine-b", asv_e2e.machine,
              "--variant-b", "one-core", "--release", "1.9.1"],
             cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -83,7 +83,7 @@ def test_a_variant_runs_as_its_own_environment_and_compares(asv_e2e):
         assert ab.stdout.startswith("A/B 1.9.1 cpu-mkldnn, %s vs %s/one-core"
                                     % (asv_e2e.machine, asv_e2e.machine)), ab.stdout
         cost = subprocess.run(
-            [sys.executable, "-m", "mxbench.reports.cost", "--config", str(asv_e2e.variants_conf_path),
+            [sys.executable, "-m", "mxbench", "cost", "--config", str(asv_e2e.variants_conf_path),
              "--machine", asv_e2e.machine, "--release", "1.9.1", "--variant", "one-core"],
             cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             universal_newlines=True, timeout=300)

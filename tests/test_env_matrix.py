@@ -153,7 +153,7 @@ def test_bad_input_names_the_problem_and_the_choices(call, message):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "env_matrix"] + list(args),
+    return subprocess.run([sys.executable, "-m", "mxbench", "matrix"] + list(args),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True)
 

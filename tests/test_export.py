@@ -1,4 +1,4 @@
-"""mxbench.export on real asv result files (conftest's asv_e2e: asv run --record-samples on
+"""mxbench export on real asv result files (conftest's asv_e2e: asv run --record-samples on
 two ladder commits). The raw files are read back with the json module, independently of
 asv's loader that the exporter uses, and every exported row is checked against them."""
 import csv
@@ -41,7 +41,7 @@ def column(columns, key, index):
 
 
 def run_export(*args):
-    return subprocess.run([sys.executable, "-m", "mxbench.reports.export"] + [str(a) for a in args],
+    return subprocess.run([sys.executable, "-m", "mxbench", "export"] + [str(a) for a in args],
                           cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=300)
 

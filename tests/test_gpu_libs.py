@@ -104,7 +104,7 @@ def test_gpu_points_skip_on_a_cpu_build_and_detection_works_without_num_gpus():
 
 
 def test_table_says_which_gpu_flavors_need_a_system_cuda():
-    out = subprocess.run([sys.executable, "-m", "env_matrix", "table", "--flavor", "gpu-cuda10.2",
+    out = subprocess.run([sys.executable, "-m", "mxbench", "matrix", "table", "--flavor", "gpu-cuda10.2",
                           "--flavor", "gpu-cuda11.2"], cwd=str(ROOT), stdout=subprocess.PIPE,
                          universal_newlines=True, check=True).stdout
     assert "gpu-cuda10.2: needs a system CUDA 10.2" in out

@@ -223,8 +223,8 @@ def damage(path, how):
         fh.write(text)
 
 
-def tool(project, module, *args):
-    return subprocess.run([sys.executable, "-m", module] + list(args), cwd=str(ROOT),
+def tool(project, command, *args):
+    return subprocess.run([sys.executable, "-m", "mxbench", command] + list(args), cwd=str(ROOT),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=600)
 
@@ -236,9 +236,9 @@ def test_a_bad_file_is_named_and_nothing_answers_without_it(project, how):
     damaged = bad.read_bytes()
     name = str(bad)
     runs = {
-        "changes": tool(project, "mxbench.reports.changes", "--config", str(project.conf_path),
+        "changes": tool(project, "changes", "--config", str(project.conf_path),
                         "releases", "--machine", project.machine),
-        "export": tool(project, "mxbench.reports.export", str(project.results_dir)),
+        "export": tool(project, "export", str(project.results_dir)),
         "run": subprocess.run(project.mxbench_command(
             "run", "1.8.0.post0", "1.9.1", "--bench", r"^bench_overhead\.Dispatch\.time_add",
             "--", *E2E_ATTRS), cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE,

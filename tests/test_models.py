@@ -177,7 +177,8 @@ def test_report_on_the_recorded_1_9_1_results(capsys):
         for model, batch, total, unique, predicted, imperative, hybridized, fused, missing in rows:
             assert missing == 0 and predicted > 0, (model, batch, phase)
             assert hybridized > 0 and imperative > 0, (model, batch, phase)
-    assert report.main(["report", "--release", "1.9.1", "--machine", machine]) == 0
+    from mxbench import cli
+    assert cli.main(["models", "report", "--release", "1.9.1", "--machine", machine]) == 0
     out = capsys.readouterr().out
     assert "resnet50_v1" in out and "pred/hybr" in out
 

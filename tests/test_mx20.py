@@ -68,11 +68,11 @@ def test_smoke_on_mxnet_2(mx20_python):
 
 
 def test_every_registered_operator_of_mxnet_2_is_covered_or_excluded(mx20_python):
-    """`python -m mxbench.coverage --registry` on 2.0.0b1: every distinct forward operator,
+    """`python -m mxbench coverage --registry` on 2.0.0b1: every distinct forward operator,
     the numpy interface's included (profiled per entry), is covered or excluded with a reason,
     and at least 80 % are covered (627 of 678 when written)."""
     import json
-    proc = subprocess.run([mx20_python, "-m", "mxbench.reports.coverage", "--registry", "--format",
+    proc = subprocess.run([mx20_python, "-m", "mxbench", "coverage", "--registry", "--format",
                            "json"], cwd=str(ROOT), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]

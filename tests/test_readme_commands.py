@@ -76,7 +76,7 @@ def run_summary(result, copy):
     summary of what it recorded with the next commands. Without --flavor (README: make bench)
     cpu-openblas has no 1.9.x wheel: the run says so and leaves it out."""
     assert "summary: result files of machine" in result.output
-    assert "python -m mxbench.publish && asv preview" in result.output  # the next commands
+    assert "python -m mxbench publish && asv preview" in result.output  # the next commands
     if "--flavor" not in result.command:
         assert re.search(r"no build: mxnet-native has no 1\.9\.\d wheel", result.output)
         assert re.search(r"cpu-openblas: no build of .* not run", result.output)
@@ -116,7 +116,7 @@ def find_verdict(result, copy):
 
 
 def published_site(result, copy):
-    """mxbench.publish: html/ is a complete site that loads nothing from outside."""
+    """mxbench publish: html/ is a complete site that loads nothing from outside."""
     index = (copy / "html" / "index.html").read_text(encoding="utf-8")
     assert "works offline" in result.output
     assert (copy / "html" / "vendor").is_dir()
@@ -151,11 +151,11 @@ COMMANDS = {
         NOT_HERE, reason="the whole test suite, this test included (it would run itself); it is "
         "CI's command (.ci/run), so CI runs it as written"),
     # Flavors and releases
-    "python -m env_matrix table": Spec(AS_WRITTEN, check=contains("no build", "mxnet==1.9.1")),
-    "python -m env_matrix table --all-flavors": Spec(AS_WRITTEN, check=contains("gpu-cuda11.2")),
-    "python -m env_matrix table --env py3.11": Spec(
+    "python -m mxbench matrix table": Spec(AS_WRITTEN, check=contains("no build", "mxnet==1.9.1")),
+    "python -m mxbench matrix table --all-flavors": Spec(AS_WRITTEN, check=contains("gpu-cuda11.2")),
+    "python -m mxbench matrix table --env py3.11": Spec(
         AS_WRITTEN, check=contains("incompatible", "environment py3.11")),
-    "python -m env_matrix resolve 1.8.0.post0 cpu-openblas": Spec(AS_WRITTEN),
+    "python -m mxbench matrix resolve 1.8.0.post0 cpu-openblas": Spec(AS_WRITTEN),
     # Running
     "python -m mxbench run": Spec(
         REDUCED, lane=ENV_LANE, check=run_summary,
@@ -214,9 +214,9 @@ COMMANDS = {
              r"-b '^bench_operators\.(dot|Convolution|FullyConnected)\.time_forward\(.small' -- "
              + QUICK),
     # Publishing the site
-    "python -m mxbench.publish": Spec(AS_WRITTEN, check=published_site),
-    "python -m mxbench.publish --config asv.gpu.conf.json": Spec(AS_WRITTEN, check=published_site),
-    "python -m mxbench.publish -- --no-pull": Spec(AS_WRITTEN, check=published_site),
+    "python -m mxbench publish": Spec(AS_WRITTEN, check=published_site),
+    "python -m mxbench publish --config asv.gpu.conf.json": Spec(AS_WRITTEN, check=published_site),
+    "python -m mxbench publish -- --no-pull": Spec(AS_WRITTEN, check=published_site),
     "asv preview": Spec(AS_WRITTEN, serve=True),
     # GPU flavors
     "asv --config asv.gpu.conf.json run HEAD^..HEAD -E "
@@ -231,32 +231,32 @@ COMMANDS = {
         NOT_HERE, reason="the newest release of every minor line in both CPU flavors (17 "
         "wheel installs), then make history-py37 (a Python 3.7 tool venv from PyPI and a Python "
         "3.7 asv environment): tens of minutes even with one benchmark"),
-    "python -m mxbench.changes lineage mxnet": Spec(
+    "python -m mxbench changes lineage mxnet": Spec(
         AS_WRITTEN, check=contains("| 1.6.0 | 1.7.0.post2 | — | flavor cpu-openblas → cpu-mkldnn")),
-    "python -m mxbench.changes between 1.2.1.post1:cpu-openblas 1.3.1:cpu-openblas": Spec(
+    "python -m mxbench changes between 1.2.1.post1:cpu-openblas 1.3.1:cpu-openblas": Spec(
         AS_WRITTEN, check=contains("Python 3.7 → 3.11, numpy 1.21.6 → 1.23.5")),
-    "python -m mxbench.changes releases -o results/CHANGES.md --chart results/changes.png": Spec(
+    "python -m mxbench changes releases -o results/CHANGES.md --chart results/changes.png": Spec(
         AS_WRITTEN, check=files_written("results/CHANGES.md", "results/changes.png")),
     # Exporting results and ad-hoc runs
-    "python -m mxbench.export RESULTS_DIR --format json|csv|markdown [-o FILE]": Spec(
+    "python -m mxbench export RESULTS_DIR --format json|csv|markdown [-o FILE]": Spec(
         SYNOPSIS, check=files_written("export.md"),
-        run="python -m mxbench.export results --format markdown -o export.md "
+        run="python -m mxbench export results --format markdown -o export.md "
         "--benchmark 'dot' --env mkldnn --repo ladder --ok-only"),
     "[--benchmark REGEX] [--env REGEX] [--repo ladder] [--ok-only]": Spec(
-        SYNOPSIS, reason="the second line of the mxbench.export synopsis (its example is above)"),
-    "python -m mxbench.adhoc --op softmax --shape 32,1000 --dtype float16 --ctx cpu --runs 50 "
+        SYNOPSIS, reason="the second line of the mxbench export synopsis (its example is above)"),
+    "python -m mxbench adhoc --op softmax --shape 32,1000 --dtype float16 --ctx cpu --runs 50 "
     "--warmup 5 --kwargs '{\"axis\": -1}' --format markdown": Spec(
         AS_WRITTEN, check=contains("| softmax", "1 rows: 1 ok")),
-    "python -m mxbench.adhoc --category reduction [--case small] [--dtype float32]": Spec(
+    "python -m mxbench adhoc --category reduction [--case small] [--dtype float32]": Spec(
         SYNOPSIS, check=contains("| sum "),
-        run="python -m mxbench.adhoc --category reduction --case small --dtype float32"),
-    "python -m mxbench.adhoc --all --runs 10 --format json -o all.json": Spec(
+        run="python -m mxbench adhoc --category reduction --case small --dtype float32"),
+    "python -m mxbench adhoc --all --runs 10 --format json -o all.json": Spec(
         REDUCED, check=json_rows("all.json"),
-        run="python -m mxbench.adhoc --all --runs 10 --format json -o all.json "
+        run="python -m mxbench adhoc --all --runs 10 --format json -o all.json "
         "--case tall --dtype float32"),
-    "python -m mxbench.adhoc --op dot --shape 256,512 --shape 512,128 --profile": Spec(
+    "python -m mxbench adhoc --op dot --shape 256,512 --shape 512,128 --profile": Spec(
         AS_WRITTEN, check=contains("| dot ", "kernel")),
-    "python -m mxbench.adhoc --list": Spec(AS_WRITTEN, check=contains("softmax", "reduction")),
+    "python -m mxbench adhoc --list": Spec(AS_WRITTEN, check=contains("softmax", "reduction")),
 }
 
 # The order the asv-environment lane runs in (the others run in README order): releases that
@@ -305,9 +305,9 @@ def command_id(command):
 def test_readme_has_commands():
     # Not vacuous: the blocks were found, fenced and indented, with prompts and continuations.
     texts = [c.text for c in listed_commands()]
-    assert "make bench" in texts and "python -m mxbench.publish" in texts
+    assert "make bench" in texts and "python -m mxbench publish" in texts
     assert "python -m mxbench check 1.9.0 1.9.1" in texts  # `$ ` prompt, indented block
-    assert any(t.startswith("python -m mxbench.adhoc --op softmax") and t.endswith("markdown")
+    assert any(t.startswith("python -m mxbench adhoc --op softmax") and t.endswith("markdown")
                for t in texts)  # a `\` continuation
 
 

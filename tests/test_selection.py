@@ -1,4 +1,4 @@
-"""The short and long selections (mxbench/selection.py): the rule, asv's own selection of the
+"""The short and long selections (mxbench/core/selection.py): the rule, asv's own selection of the
 regexes, and a short run followed by a long one of the same release (real asv)."""
 import json
 import math
@@ -64,7 +64,7 @@ def test_the_entries_with_a_slow_medium_call_are_short_on_small_as_recorded():
     import subprocess
     import sys
     from benchmarks import catalogue as C
-    proc = subprocess.run([sys.executable, "-m", "mxbench.core.selection", "slow-medium",
+    proc = subprocess.run([sys.executable, "-m", "mxbench", "selection", "slow-medium",
                            "--results", "experiments", "--machine",
                            "amd-epyc-2cpu-24gb-set-old1"], cwd=str(S_ROOT),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -99,7 +99,7 @@ def run_check(project, base_release, head_release, flavor, variant, factor, benc
               machine=None, asv_extra=(), confirm=True, selection="long"):
     if base_release == head_release:  # asv would measure once and compare it with itself
         raise MatrixError("BASE and HEAD are both %s; for an A/A comparison run the release "
-                          "twice and use python -m mxbench.changes aa" % base_release)
+                          "twice and use python -m mxbench changes aa" % base_release)
     try:
         re.compile(bench)
     except re.error as exc:

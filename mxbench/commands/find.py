@@ -79,7 +79,7 @@ class Bisection(object):
             close = difflib.get_close_matches(self.benchmark, list(known), n=3)
             raise MatrixError("unknown benchmark %s%s" % (
                 self.benchmark, "; did you mean: %s" % ", ".join(close) if close else
-                " (python -m mxbench.export results --benchmark REGEX lists recorded ones)"))
+                " (python -m mxbench export results --benchmark REGEX lists recorded ones)"))
 
     def recorded(self, release):
         return self.store.benchmark_values(self.machine, self.project.commit(release),

@@ -157,6 +157,6 @@ def print_summary(project, machine, releases, flavors, variants):
     if len(ordered) >= 2:
         print("next: python -m mxbench compare %s %s      # the two side by side, per flavor"
               % (ordered[0], ordered[-1]))
-    print("      python -m mxbench.publish && asv preview   # the site (html/)")
+    print("      python -m mxbench publish && asv preview   # the site (html/)")
     print("      git status results/   # new results are files in this checkout: commit them "
           "to keep them with the history")

@@ -1,4 +1,4 @@
-"""python -m mxbench.baselines: MXNet against PyTorch and NumPy on the same inputs.
+"""python -m mxbench baselines: MXNet against PyTorch and NumPy on the same inputs.
 
 Reads the baseline results (asv.baselines.conf.json's results_dir: bench_baselines, where
 MXNet, torch and NumPy were timed in the same process on the same arrays) through the
@@ -7,14 +7,13 @@ the ratio MXNet time / counterpart time for each flavor and release recorded (ab
 is slower), how many points each side is faster, and the largest gaps both ways. Each time is
 the fastest recorded sample of its point (asv's samples; its median where none are kept).
 
-    python -m mxbench.baselines                          # summary + largest gaps (text)
-    python -m mxbench.baselines --format markdown        # the same as Markdown
-    python -m mxbench.baselines --format csv -o ratios.csv   # every point, for charts
-    python -m mxbench.baselines --format json -o ratios.json
+    python -m mxbench baselines                          # summary + largest gaps (text)
+    python -m mxbench baselines --format markdown        # the same as Markdown
+    python -m mxbench baselines --format csv -o ratios.csv   # every point, for charts
+    python -m mxbench baselines --format json -o ratios.json
 
 Exit status: 0; 2 when a results file cannot be used or nothing is recorded.
 """
-import argparse
 import csv
 import io
 import itertools
@@ -27,7 +26,8 @@ from collections import OrderedDict, namedtuple
 from tabulate import tabulate
 
 from mxbench.asvrun import runner as asvtools
-from mxbench.core.results import ResultFileError, ResultsProblem, measured
+from mxbench.core.errors import UserError
+from mxbench.core.results import measured
 
 BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
 MODULE = "bench_baselines."
@@ -35,10 +35,6 @@ TIMINGS = OrderedDict([("time_forward", "forward"), ("time_forward_backward", "f
 COUNTERPARTS = ("torch", "numpy")
 
 Row = namedtuple("Row", "operator timing shape dtype flavor release mxnet torch numpy")
-
-
-class NoBaselines(Exception):
-    pass
 
 
 def _release_key(release):
@@ -214,27 +210,25 @@ def render_json(rows, versions):
                        "points": as_records(rows)}, indent=1) + "\n"
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m mxbench.baselines",
-                                     description=__doc__.split("\n")[0])
-    parser.add_argument("--config", default=BASELINES_CONFIG,
-                        help="the baselines' asv config (default: asv.baselines.conf.json)")
-    parser.add_argument("--results", metavar="DIR",
-                        help="another results folder (default: the config's results_dir)")
-    parser.add_argument("--machine", help="only this machine's results")
+def setup_arguments(subparsers):
+    parser = subparsers.add_parser(
+        "baselines", help="MXNet against PyTorch and NumPy on the same inputs",
+        description=__doc__.split("\n")[0] + " --config: default asv.baselines.conf.json; "
+                    "--results: default its results_dir; --machine: only this machine's results.")
     parser.add_argument("--format", choices=("text", "markdown", "csv", "json"),
                         default="text")
     parser.add_argument("--top", type=int, default=10, help="largest gaps shown per group")
     parser.add_argument("-o", "--output", help="write here instead of stdout")
-    args = parser.parse_args(argv)
-    try:
-        rows, versions = collect(os.path.abspath(args.config), args.machine, args.results)
-        if not rows:
-            raise NoBaselines("no baseline results in %s: record them with `python -m mxbench "
-                              "--config asv.baselines.conf.json run 1.9.1`" % args.config)
-    except (ResultsProblem, ResultFileError, NoBaselines) as exc:
-        print("mxbench.baselines: %s" % " ".join(str(exc).split()), file=sys.stderr)
-        return 2
+    parser.set_defaults(func=cmd_baselines, needs_project=False)
+    return parser
+
+
+def cmd_baselines(args):
+    config = args.config or BASELINES_CONFIG
+    rows, versions = collect(os.path.abspath(config), args.machine, args.results)
+    if not rows:
+        raise UserError("no baseline results in %s: record them with `python -m mxbench "
+                        "--config asv.baselines.conf.json run 1.9.1`" % config)
     if args.format in ("text", "markdown"):
         text = render_text(rows, versions, args.top, markdown=args.format == "markdown")
     elif args.format == "csv":
@@ -248,6 +242,3 @@ def main(argv=None):
         sys.stdout.write(text)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

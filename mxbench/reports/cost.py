@@ -1,6 +1,6 @@
 """Where the time of a run goes: asv's recorded duration per benchmark, summed.
 
-    python -m mxbench.cost --release 1.9.1 --flavor cpu-mkldnn [--variant V] [--machine M]
+    python -m mxbench cost --release 1.9.1 --flavor cpu-mkldnn [--variant V] [--machine M]
 
 asv stores, for every benchmark of a result file, the wall time it took to run (all its
 parameter points, all rounds); the per-environment total plus the environment's install
@@ -9,15 +9,13 @@ of that time the recorded samples of the timings are (the operator calls themsel
 rest is processes, setup, warm-up and asv).
 """
 import argparse
-import sys
 from collections import defaultdict
 
 from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
-from mxbench.core import project as project_model
-from mxbench.core.results import ResultFileError, measured
+from mxbench.core.results import measured
 
 
 def durations(store, machine, commit, env_name):
@@ -53,29 +51,26 @@ def timed_share(store, machine, commit, env_name, per):
     return points, timed
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m mxbench.cost", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", default=project_model.DEFAULT_CONFIG)
-    parser.add_argument("--machine", default=None)
-    parser.add_argument("--results", metavar="DIR",
-                        help="results directory (default: the config's; the variants' is "
-                             "experiments/)")
+def setup_arguments(subparsers):
+    parser = subparsers.add_parser(
+        "cost", help="where the time of a recorded run goes (asv's durations, summed)",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--release", required=True)
     parser.add_argument("--flavor", default="cpu-mkldnn")
     parser.add_argument("--variant", default="default",
-                        help="an A/B variant's run (env_matrix/variants.json)")
+                        help="an A/B variant's run (env_matrix/variants.json; its results are "
+                             "in experiments/)")
     parser.add_argument("--top", type=int, default=15)
-    args = parser.parse_args(argv)
-    try:
-        project = project_model.load(args.config, args.results).for_variants([args.variant])
-        where = (project.store, args.machine or asvtools.machine_name(),
-                 project.commit(args.release), project.environment(args.flavor, args.variant))
-        per, build = durations(*where)
-        points, timed = timed_share(*where, per)
-    except (MatrixError, ResultFileError) as exc:
-        print("error: %s" % exc, file=sys.stderr)
-        return 2
+    parser.set_defaults(func=cmd_cost)
+    return parser
+
+
+def cmd_cost(args):
+    project = args.project
+    where = (project.store, args.machine or asvtools.machine_name(),
+             project.commit(args.release), project.environment(args.flavor, args.variant))
+    per, build = durations(*where)
+    points, timed = timed_share(*where, per)
     by_module = defaultdict(float)
     by_method = defaultdict(float)
     for name, seconds in per.items():
@@ -99,6 +94,3 @@ def main(argv=None):
                    headers=["slowest benchmarks", "seconds"], floatfmt=".1f"))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,7 @@
 """Which registered MXNet operators the catalogue benchmarks, for the installed MXNet.
 
-    python -m mxbench.coverage [--format text|markdown|json] [--list covered|excluded|missing|all]
-    python -m mxbench.coverage --registry [--list ...]   # every registered operator, by family
+    python -m mxbench coverage [--format text|markdown|json] [--list covered|excluded|missing|all]
+    python -m mxbench coverage --registry [--list ...]   # every registered operator, by family
 
     from mxbench.reports.coverage import coverage
     report = coverage()          # a dict; report["counts"] has the numbers
@@ -25,51 +25,22 @@ with a reason (catalogue_np.NUMPY_EXCLUDED), or missing. What an entry runs is r
 MXNet's profiler: each entry's small case, forward and backward, once (about a minute).
 """
 import argparse
-import ctypes
 import json
 import sys
 from collections import OrderedDict
 
 from benchmarks import catalogue as C
+from mxbench.core.errors import UserError
+from mxbench.inside.registry import (NUMPY_PREFIXES, alias_groups, installed_mxnet,
+                                     numpy_groups, operators_run, registered_names)
 
 COVERED, ALIAS, EXCLUDED, MISSING = "covered", "alias", "excluded", "missing"
-
-
-def registered_names(mx):
-    """All registered operator names (MXListAllOpNames works on every 1.x release)."""
-    getter = getattr(getattr(mx, "operator", None), "get_all_registered_operators", None)
-    if getter is not None:
-        return sorted(getter())
-    from mxnet.base import _LIB, check_call, py_str
-    size = ctypes.c_uint()
-    names = ctypes.POINTER(ctypes.c_char_p)()
-    check_call(_LIB.MXListAllOpNames(ctypes.byref(size), ctypes.byref(names)))
-    return sorted(py_str(names[i]) for i in range(size.value))
-
-
-def op_handles(mx, names):
-    """{name: registry handle}; names of one operator (aliases) share a handle."""
-    from mxnet.base import _LIB, OpHandle, c_str, check_call
-    handles = {}
-    for name in names:
-        handle = OpHandle()
-        check_call(_LIB.NNGetOpHandle(c_str(name), ctypes.byref(handle)))
-        handles[name] = handle.value
-    return handles
-
-
-def alias_groups(mx, names):
-    """[[name, ...]] per registered operator, each group sorted, groups in name order."""
-    groups = OrderedDict()
-    for name, handle in sorted(op_handles(mx, names).items()):
-        groups.setdefault(handle, []).append(name)
-    return sorted(groups.values())
 
 
 def coverage(mx=None, catalogue=C):
     """The coverage report for the installed MXNet (or the `mx` module given), as a dict."""
     if mx is None:
-        import mxnet as mx
+        mx = installed_mxnet()
     public = [n for n in registered_names(mx) if not n.startswith("_")]
     groups = alias_groups(mx, public)
     group_of = dict((name, group) for group in groups for name in group)
@@ -203,7 +174,7 @@ def registry_coverage(mx=None, catalogue=C, numpy_report=None):
     missing. A dict, like coverage(). The numpy interface's operators count through
     numpy_coverage (profiles each mx.np/mx.npx entry once; pass its report to reuse it)."""
     if mx is None:
-        import mxnet as mx
+        mx = installed_mxnet()
     if numpy_report is None and any(op.call in C.NUMPY_CALLS for op in catalogue.OPERATORS):
         numpy_report = numpy_coverage(mx, catalogue)
     family_status = {"numpy": numpy_family_status(numpy_report)}
@@ -346,38 +317,10 @@ def format_markdown(report, which="all"):
 
 
 # --- the numpy interface ------------------------------------------------------------------------
-NUMPY_PREFIXES = ("_np_", "_npi_", "_npx_")
-
-
-def numpy_groups(mx):
-    """[[name, ...]] per registered operator that has a _np_/_npi_/_npx_ name and no public
-    one (1.9.1: 230 of the 287 such names' operators; 2.0.0b1: 315)."""
-    names = registered_names(mx)
-    groups = alias_groups(mx, names)
-    return [g for g in groups if any(n.startswith(NUMPY_PREFIXES) for n in g)
-            and not any(not n.startswith("_") for n in g)]
-
-
-def operators_run(op, shape=None):
-    """(registered operator names an entry's call runs, forward and backward, or None; the
-    reason when it cannot run here), from MXNet's aggregate profiler."""
-    from benchmarks import _harness as H
-    shape = shape or next(iter(op.cases))
-    try:
-        call = H.build_operator_call(op, shape, op.dtypes[0], H.mx.cpu())
-        call.forward()
-    except (NotImplementedError, H.mx.base.MXNetError, TypeError, ValueError) as exc:
-        return None, H.one_line(exc)
-    profile = H.profile_kernels(op.name, call, 1, op.backward)
-    if not profile["available"]:
-        return None, profile["message"]
-    return set(row["name"] for row in profile["rows"]), ""
-
-
 def numpy_coverage(mx=None, catalogue=C):
     """The numpy-interface report for the installed MXNet, as a dict (see the module doc)."""
     if mx is None:
-        import mxnet as mx
+        mx = installed_mxnet()
     from benchmarks import catalogue_np
     groups = numpy_groups(mx)
     group_of = dict((name, tuple(g)) for g in groups for name in g)
@@ -439,9 +382,10 @@ def format_numpy(report, which="missing"):
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m mxbench.coverage", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def setup_arguments(subparsers):
+    parser = subparsers.add_parser(
+        "coverage", help="which registered MXNet operators the catalogue benchmarks",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     parser.add_argument("--list", choices=("covered", "excluded", "missing", "all"),
                         default=None, help="which names to list (text/markdown; default: "
@@ -456,14 +400,17 @@ def main(argv=None):
                         help="every distinct forward operator the registry holds, by family "
                         "(public, numpy, contrib, quantized, subgraph, image, sparse, "
                         "scalar/internal), instead of the public names")
-    args = parser.parse_args(argv)
+    parser.set_defaults(func=cmd_coverage, needs_project=False)
+    return parser
+
+
+def cmd_coverage(args):
     try:
         numpy_report = numpy_coverage() if args.numpy else None
         report = (registry_coverage(numpy_report=numpy_report) if args.registry
                   else coverage())
     except ImportError as exc:
-        sys.stderr.write("mxbench.coverage: mxnet does not import: %s\n" % exc)
-        return 2
+        raise UserError("mxnet does not import: %s" % exc)
     if args.numpy:
         report["numpy"] = numpy_report
     if args.format == "json":
@@ -482,6 +429,3 @@ def main(argv=None):
             return 1
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -2,8 +2,8 @@
 
 One row per benchmark x parameter combination x environment x commit (and machine):
 
-    python -m mxbench.export results --format csv -o results.csv --repo ladder
-    python -m mxbench.export results --format markdown --benchmark 'relu' --env mkldnn
+    python -m mxbench export results --format csv -o results.csv --repo ladder
+    python -m mxbench export results --format markdown --benchmark 'relu' --env mkldnn
 
 Rows whose samples were recorded (`asv run --record-samples`) carry the full statistics
 (stats_source = "samples"). Without samples asv keeps only its summary: the median
@@ -28,6 +28,7 @@ import subprocess
 import sys
 
 from mxbench.core import stats
+from mxbench.core.errors import UserError
 from mxbench.core.formatting import human_value
 
 COLUMNS = ("machine", "commit", "tag", "env", "benchmark", "params", "unit", "status",
@@ -237,9 +238,10 @@ def summary_line(rows):
                 count("status", "skipped"), count("status", "failed")))
 
 
-def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="python -m mxbench.export", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def setup_arguments(subparsers):
+    parser = subparsers.add_parser(
+        "export", help="asv results (any results directory) as JSON, CSV or Markdown",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results_dir", help="asv results directory (or one machine's folder)")
     parser.add_argument("--format", choices=FORMATS, default="markdown")
     parser.add_argument("-o", "--output", help="file to write (default: stdout)")
@@ -250,26 +252,16 @@ def parse_args(argv):
                         help="the ladder repository, to name each commit's release tag")
     parser.add_argument("--ok-only", action="store_true",
                         help="leave out skipped and failed parameter combinations")
-    return parser.parse_args(argv)
+    parser.set_defaults(func=cmd_export, needs_project=False)
+    return parser
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    from mxbench.core.results import ResultsProblem
+def cmd_export(args):
     try:
         rows = collect_rows(args.results_dir, benchmark=args.benchmark, env=args.env,
                             repo=args.repo, ok_only=args.ok_only)
-    except ResultsProblem as exc:
-        print("mxbench.export: error: results that cannot be used, so no export:\n%s" % exc,
-              file=sys.stderr)
-        return 2
     except ValueError as exc:
-        print("mxbench.export: error: %s" % exc, file=sys.stderr)
-        return 2
+        raise UserError(exc)
     write_output(render(rows, args.format), args.output)
     print("mxbench.export: " + summary_line(rows), file=sys.stderr)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

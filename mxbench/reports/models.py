@@ -1,9 +1,9 @@
 """Model-derived benchmarks: the layers real networks run, and what they add up to.
 
-    python -m mxbench.models extract [-o benchmarks/model_layers.json]
-    python -m mxbench.models report [--release 1.9.1] [--flavor cpu-mkldnn] [--machine M]
-    python -m mxbench.models report --release 1.9.1 --base 1.5.1 [--flavor F] [--top 5]
-    python -m mxbench.models select lstm_lm [MODEL ...]    # the asv -b regex of those models
+    python -m mxbench models extract [-o benchmarks/model_layers.json]
+    python -m mxbench models report [--release 1.9.1] [--flavor cpu-mkldnn] [--machine M]
+    python -m mxbench models report --release 1.9.1 --base 1.5.1 [--flavor F] [--top 5]
+    python -m mxbench models select lstm_lm [MODEL ...]    # the asv -b regex of those models
 
 extract builds each model (benchmarks/_models.py) on the installed MXNet, hybridizes it,
 traces its symbol graph, infers the shapes for each batch and writes the unique layers
@@ -15,16 +15,14 @@ for the model's change between two releases.
 """
 import argparse
 import itertools
-import sys
 
 from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
-from mxbench.core import project as project_model
-from mxbench.core.results import ResultsProblem, write_json_atomic
+from mxbench.core.results import write_json_atomic
 
-from benchmarks import _models as M  # imports mxnet lazily, via the harness
+from mxbench.inside.lazy import models as M  # benchmarks/_models.py, at first use
 
 
 def extraction():
@@ -38,12 +36,13 @@ def extraction():
                 raise MatrixError("%s batch %s: %s" % (name, batch, layers["skip"]))
             models[name][batch] = {"total": sum(l["count"] for l in layers),
                                    "unique": len(layers), "layers": layers}
-    return {"mxnet": M.H.mx.__version__, "command": "python -m mxbench.models extract",
+    return {"mxnet": M.H.mx.__version__, "command": "python -m mxbench models extract",
             "models": models}
 
 
 def cmd_extract(args):
     data = extraction()
+    args.output = args.output or M.DATA_FILE
     write_json_atomic(args.output, data)
     for name, batches in data["models"].items():
         for batch, entry in batches.items():
@@ -218,8 +217,9 @@ def selection(data, models):
 
 
 def cmd_report(args):
-    project = project_model.load(args.config)
-    print_report(project, args.machine or asvtools.machine_name(), M.load_data(args.data),
+    project = args.project
+    print_report(project, args.machine or asvtools.machine_name(),
+                 M.load_data(args.data or M.DATA_FILE),
                  args.release, args.flavor, args.base, args.top)
     return 0
 
@@ -237,35 +237,27 @@ def recorded_releases(project, machine, flavor):
     return sorted(found, key=Version)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m mxbench.models", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command")
+def setup_arguments(subparsers):
+    parser = subparsers.add_parser(
+        "models", help="the model-derived benchmarks: extract the layers, report, select",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="models_command", required=True, metavar="COMMAND")
     extract = sub.add_parser("extract", help="write the models' unique layers (installed MXNet)")
-    extract.add_argument("-o", "--output", default=M.DATA_FILE)
+    extract.add_argument("-o", "--output", help="default: benchmarks/model_layers.json")
+    extract.set_defaults(func=cmd_extract, needs_project=False)
     report = sub.add_parser("report", help="predicted vs measured; attribution between releases")
-    report.add_argument("--config", default=project_model.DEFAULT_CONFIG)
     report.add_argument("--release", default="1.9.1")
     report.add_argument("--base", help="a second release: which layers explain the change")
     report.add_argument("--flavor", default="cpu-mkldnn")
-    report.add_argument("--machine")
-    report.add_argument("--data", default=M.DATA_FILE)
+    report.add_argument("--data", help="default: benchmarks/model_layers.json")
     report.add_argument("--top", type=int, default=5)
+    report.set_defaults(func=cmd_report)
     select = sub.add_parser("select", help="the asv -b regex of some models and their layers")
     select.add_argument("models", nargs="+")
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 2
-    try:
-        if args.command == "select":
-            print(selection(M.load_data(), args.models))
-            return 0
-        return cmd_extract(args) if args.command == "extract" else cmd_report(args)
-    except (MatrixError, ResultsProblem) as exc:
-        print("error: %s" % exc, file=sys.stderr)
-        return 2
+    select.set_defaults(func=cmd_select, needs_project=False)
+    return parser
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def cmd_select(args):
+    print(selection(M.load_data(), args.models))
+    return 0

@@ -1,12 +1,12 @@
-"""python -m mxbench.dispatch: the dispatch floor of the installed MXNet under each A/B variant.
+"""python -m mxbench dispatch: the dispatch floor of the installed MXNet under each A/B variant.
 
 Times the smallest operator call (1-element add + wait_to_read) in fresh processes, one per
 (round, variant), variants interleaved so that machine drift hits them alike; prints the
 median per variant and its range over the processes. It shows how much of a small call is
 the hand-off to MXNet's engine thread rather than the operator (README, Measurement).
 
-    python -m mxbench.dispatch                       # default, naive-engine, one-core, omp-1-thread
-    python -m mxbench.dispatch --variant default --variant one-core --processes 4
+    python -m mxbench dispatch                       # default, naive-engine, one-core, omp-1-thread
+    python -m mxbench dispatch --variant default --variant one-core --processes 4
 """
 import argparse
 import os
@@ -17,6 +17,7 @@ import sys
 from tabulate import tabulate
 
 from mxbench.asvrun import runner as asvtools
+from mxbench.core.errors import UserError
 
 PROBE = r'''
 import sys, time
@@ -45,14 +46,19 @@ def floor_in_fresh_process(variant, samples, calls):
     return float(proc.stdout.strip().splitlines()[-1])
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m mxbench.dispatch", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def setup_arguments(subparsers):
+    parser = subparsers.add_parser(
+        "dispatch", help="the installed MXNet's dispatch floor under each A/B variant",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variant", action="append", help="env_matrix/variants.json name")
     parser.add_argument("--processes", type=int, default=8, help="fresh processes per variant")
     parser.add_argument("--samples", type=int, default=40, help="samples per process")
     parser.add_argument("--calls", type=int, default=200, help="calls per sample")
-    args = parser.parse_args(argv)
+    parser.set_defaults(func=cmd_dispatch, needs_project=False)
+    return parser
+
+
+def cmd_dispatch(args):
     variants = args.variant or DEFAULT_VARIANTS
     floors = dict((v, []) for v in variants)
     try:
@@ -60,13 +66,8 @@ def main(argv=None):
             for variant in variants:
                 floors[variant].append(floor_in_fresh_process(variant, args.samples, args.calls))
     except RuntimeError as exc:
-        print("error: %s" % exc, file=sys.stderr)
-        return 2
+        raise UserError(exc)
     rows = [[v, "%.1f" % (1e6 * statistics.median(xs)), "%.1f-%.1f" % (1e6 * min(xs), 1e6 * max(xs))]
             for v, xs in floors.items()]
     print(tabulate(rows, headers=["variant", "dispatch floor (µs, median)", "range over processes"]))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,20 +1,20 @@
-"""python -m env_matrix: the release x flavor table, single look-ups, the ladder, index checks.
+"""`mxbench matrix`: the release x flavor table, single look-ups, the ladder, index checks.
 
-    python -m env_matrix table [--flavor F ...] [--all-flavors] [--env py3.11] [--format ...]
-    python -m env_matrix resolve RELEASE FLAVOR [--env py3.11]
-    python -m env_matrix ladder [PATH]
-    python -m env_matrix check-index [--package P ...]
+    python -m mxbench matrix table [--flavor F ...] [--all-flavors] [--env py3.11] [--format ...]
+    python -m mxbench matrix resolve RELEASE FLAVOR [--env py3.11]
+    python -m mxbench matrix ladder [PATH]
+    python -m mxbench matrix check-index [--package P ...]
 """
 import argparse
-import sys
 
 from tabulate import tabulate
 
-from . import ladder as ladder_mod
-from .matrix import OK, MatrixError, load
+from env_matrix import ladder as ladder_mod
+from env_matrix.matrix import OK, load
 
 
-def cmd_table(args, matrix):
+def cmd_table(args):
+    matrix = load()
     flavors = list(matrix.flavors) if args.all_flavors else (args.flavor or matrix.default_flavors())
     for name in flavors:
         matrix.flavor(name)
@@ -35,7 +35,8 @@ def cmd_table(args, matrix):
     return 0
 
 
-def cmd_resolve(args, matrix):
+def cmd_resolve(args):
+    matrix = load()
     env = matrix.environment(args.env) if args.env else None
     res = matrix.resolve(args.release, args.flavor, env.python if env else None,
                          env.numpy if env else None)
@@ -43,15 +44,17 @@ def cmd_resolve(args, matrix):
     return 0 if res.status == OK else 3
 
 
-def cmd_ladder(args, matrix):
+def cmd_ladder(args):
+    matrix = load()
     head, changed = ladder_mod.ensure(args.path, matrix)
     state = "written" if changed else "up to date"
     print("ladder %s: %s (%d releases, head %s)" % (args.path, state, len(matrix.releases()), head))
     return 0
 
 
-def cmd_check_index(args, matrix):
-    from .index_check import compare_with_index
+def cmd_check_index(args):
+    from env_matrix.index_check import compare_with_index
+    matrix = load()
     problems = compare_with_index(matrix, args.package or list(matrix.packages))
     for line in problems:
         print(line)
@@ -60,10 +63,11 @@ def cmd_check_index(args, matrix):
     return 1 if problems else 0
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m env_matrix", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
+def setup_arguments(subparsers):
+    parser = subparsers.add_parser(
+        "matrix", help="the release x flavor table, look-ups, the ladder, index checks",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="matrix_command", required=True, metavar="COMMAND")
 
     table = sub.add_parser("table", help="release x flavor -> package==version / no build")
     table.add_argument("--flavor", action="append", help="flavor column (repeatable)")
@@ -85,14 +89,5 @@ def main(argv=None):
     check = sub.add_parser("check-index", help="compare packages.toml with the package index")
     check.add_argument("--package", action="append")
     check.set_defaults(func=cmd_check_index)
-
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args, load())
-    except MatrixError as exc:
-        print("error: %s" % exc, file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    parser.set_defaults(needs_project=False)
+    return parser

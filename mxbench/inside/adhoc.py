@@ -1,14 +1,14 @@
 """Ad-hoc operator timing on the installed MXNet, without asv, from the same catalogue.
 
-    python -m mxbench.adhoc --op softmax --shape 32,1000 --dtype float16 --runs 50 --warmup 5
-    python -m mxbench.adhoc --category reduction --dtype float32 --case small --format csv
-    python -m mxbench.adhoc --all --runs 10 --format json -o all.json
-    python -m mxbench.adhoc --op dot --shape 512,512 --shape 512,512 --profile
-    python -m mxbench.adhoc --list
+    python -m mxbench adhoc --op softmax --shape 32,1000 --dtype float16 --runs 50 --warmup 5
+    python -m mxbench adhoc --category reduction --dtype float32 --case small --format csv
+    python -m mxbench adhoc --all --runs 10 --format json -o all.json
+    python -m mxbench adhoc --op dot --shape 512,512 --shape 512,512 --profile
+    python -m mxbench adhoc --list
 
 Library API (each row is a dict; times in seconds):
 
-    from mxbench import adhoc
+    from mxbench.inside import adhoc
     adhoc.benchmark("softmax", inputs=[(32, 1000)], dtype="float16", kwargs={"axis": -1})
     adhoc.run_operator("LeakyReLU", cases=["small"])   # every entry (variants too) x cases x dtypes
     adhoc.run_category("reduction")
@@ -51,16 +51,21 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-from benchmarks import _harness as H, catalogue as C
+from benchmarks import catalogue as C
+from mxbench.core import errors, stats
 from mxbench.core.project import ROOT
-
+from mxbench.inside.lazy import harness as H
 from mxbench.reports import export
-from mxbench.core import stats
 
 # Building, running and timing a call are the harness's (adhoc is its front end for runs
-# without asv); these names stay here too, as part of this module's library API.
-one_line, profiler_problem, parse_operator_table, kernel_phase = (
-    H.one_line, H.profiler_problem, H.parse_operator_table, H.kernel_phase)
+# without asv); these names are read here too, as part of this module's library API.
+HARNESS_NAMES = ("one_line", "profiler_problem", "parse_operator_table", "kernel_phase")
+
+
+def __getattr__(name):
+    if name in HARNESS_NAMES:
+        return getattr(H, name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 PHASES = ("forward", "backward", "forward_backward")
 OK, SKIPPED, ERROR = "ok", "skipped", "error"
@@ -305,7 +310,7 @@ def measure_phases(row, call, backward, runs, warmup):
         alone = H.timed_calls(call.backward, runs, warmup, before=call.record_forward)
         both = H.timed_calls(call.forward_backward, runs, warmup)
     except H.mx.base.MXNetError as exc:
-        raise RowProblem(ERROR, "backward: %s" % one_line(exc))
+        raise RowProblem(ERROR, "backward: %s" % H.one_line(exc))
     row["backward"] = stats.summarize_samples(alone)
     row["forward_backward"] = stats.summarize_samples(both)
 
@@ -324,7 +329,7 @@ def measure(job, ctx="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, profile=Fa
             call = build_call(job, row["dtype"], device)
             call.forward()  # shape inference and argument checks happen in the first call
         except (H.mx.base.MXNetError, TypeError) as exc:
-            raise RowProblem(ERROR, "forward: %s" % one_line(exc))
+            raise RowProblem(ERROR, "forward: %s" % H.one_line(exc))
         measure_phases(row, call, job.backward, runs, warmup)
         if profile:
             name = job.operator.name if job.operator is not None else job.entry
@@ -339,15 +344,15 @@ def measure(job, ctx="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, profile=Fa
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # any other failure of this row (bad fill for a shape, ...)
-        row["status"], row["message"] = ERROR, one_line(exc)
+        row["status"], row["message"] = ERROR, H.one_line(exc)
     return row
 
 
 # --- isolated entries: a child process per row ------------------------------------------------
 def child_command(job, ctx, runs, warmup, profile):
-    command = [sys.executable, "-m", "mxbench.adhoc", "--op", job.entry, "--case", job.case_name,
-               "--dtype", job.dtype, "--ctx", ctx, "--runs", str(runs), "--warmup", str(warmup),
-               "--format", "json"]
+    command = [sys.executable, "-m", "mxbench", "adhoc", "--op", job.entry,
+               "--case", job.case_name, "--dtype", job.dtype, "--ctx", ctx, "--runs", str(runs),
+               "--warmup", str(warmup), "--format", "json"]
     if job.kwargs:
         command += ["--kwargs", json.dumps(job.kwargs)]
     if not job.backward:
@@ -662,9 +667,10 @@ def parse_kwargs(text):
     return value
 
 
-def build_parser():
-    parser = argparse.ArgumentParser(prog="python -m mxbench.adhoc", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def setup_arguments(subparsers):
+    parser = subparsers.add_parser(
+        "adhoc", help="time operators on the installed MXNet, without asv",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--op", action="append", metavar="NAME",
                       help="operator (softmax, linalg_gemm2) or variant (LeakyReLU_elu); "
@@ -689,6 +695,7 @@ def build_parser():
                         help="add kernel times from MXNet's aggregate profiler")
     parser.add_argument("--format", choices=export.FORMATS, default="markdown")
     parser.add_argument("-o", "--output", help="file to write (default: stdout)")
+    parser.set_defaults(func=cmd_adhoc, needs_project=False)
     return parser
 
 
@@ -715,30 +722,23 @@ def plan_from_args(args):
     return jobs
 
 
-def main(argv=None):
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def cmd_adhoc(args):
     if args.list:
         sys.stdout.write(list_catalogue())
         return 0
     if args.shape and not args.op:
-        parser.error("--shape goes with --op")
+        raise errors.UserError("--shape goes with --op")
     if args.runs < 1 or args.warmup < 0:
-        parser.error("--runs must be >= 1 and --warmup >= 0")
+        raise errors.UserError("--runs must be >= 1 and --warmup >= 0")
     try:
         H.require_mxnet()
         jobs = plan_from_args(args)
     except (NotImplementedError, RuntimeError, ValueError) as exc:
-        print("mxbench.adhoc: error: %s" % exc, file=sys.stderr)
-        return 2
+        raise errors.UserError(exc)
     rows = run_jobs(jobs, args.ctx, args.runs, args.warmup, args.profile,
                     announce=not os.environ.get(CHILD_ENV))
-    if args.profile and profiler_problem():
-        print("mxbench.adhoc: " + profiler_problem(), file=sys.stderr)
+    if args.profile and H.profiler_problem():
+        print("mxbench.adhoc: " + H.profiler_problem(), file=sys.stderr)
     export.write_output(render(rows, args.format), args.output)
     print("mxbench.adhoc: " + summary_line(rows), file=sys.stderr)
     return exit_code(rows)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

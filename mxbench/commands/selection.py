@@ -1,0 +1,37 @@
+"""`mxbench selection slow-medium`: the catalogue's SLOW_MEDIUM_MS table from recorded results."""
+from mxbench.asvrun import runner as asvtools
+from mxbench.core import selection
+from mxbench.core.errors import UserError
+
+
+def setup_arguments(subparsers):
+    parser = subparsers.add_parser("selection", help="tables the point selection reads")
+    sub = parser.add_subparsers(dest="selection_command", required=True, metavar="COMMAND")
+    slow = sub.add_parser(
+        "slow-medium", help="the entries whose medium call is recorded at --over-ms or more",
+        description="The entries whose medium call is recorded at --over-ms or more, as the "
+                    "catalogue's SLOW_MEDIUM_MS table (benchmarks/catalogue.py). --results: "
+                    "default the config's, results/; the timing experiments are in experiments/.")
+    slow.add_argument("--release", default="1.9.1")
+    slow.add_argument("--flavor", default="cpu-mkldnn")
+    slow.add_argument("--over-ms", type=float, default=selection.SLOW_MEDIUM_OVER_MS)
+    slow.set_defaults(func=cmd_slow_medium)
+    return parser
+
+
+def cmd_slow_medium(args):
+    project = args.project
+    machine = args.machine or asvtools.machine_name()
+    commit, env_name = project.commit(args.release), project.environment(args.flavor)
+    if project.store.result(machine, commit, env_name) is None:
+        raise UserError("no result of %s %s on machine %s in %s"
+                        % (args.release, args.flavor, machine, project.store.results_dir))
+    table = selection.slow_medium(project.store, machine, commit, env_name, args.over_ms)
+    if not table:
+        raise UserError("no entry's medium point of %s %s is recorded at %g ms or more"
+                        % (args.release, args.flavor, args.over_ms))
+    print("SLOW_MEDIUM_MS = {")
+    for name in sorted(table):
+        print("    %r: %d," % (name, table[name]))
+    print("}")
+    return 0
