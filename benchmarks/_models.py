@@ -16,7 +16,7 @@ import json
 import os
 import re
 
-from . import _harness as H
+from . import harness as H
 
 DATA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "model_layers.json")
 DTYPE = "float32"

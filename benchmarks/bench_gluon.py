@@ -10,7 +10,7 @@ A release without a layer class (GroupNorm, GELU, ... arrived after 1.0) skips. 
 runs on the numpy interface (MXNet 2.0: blocks take mx.np arrays only), the inputs are mx.np
 ndarrays with the same values (_harness.numpy_interface, asked of the release itself).
 """
-from . import _harness as H
+from . import harness as H
 from .catalogue import BLOCKS, Case, T, case
 
 DEVICES = ["cpu", "gpu"]

@@ -15,7 +15,7 @@ The `small` shapes are left out: their first call raises peak RSS by 0.1-0.3 MB,
 one-time set-up, and that moved by 57-64 KiB between two identical runs (16 of 628 points of
 an A/A pair differed by 1.2x or more, all of them small): below what this method resolves.
 """
-from . import _harness as H
+from . import harness as H
 from .bench_operators import global_name
 from .catalogue import NUMPY_CALLS, OPERATORS
 

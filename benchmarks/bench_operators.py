@@ -8,7 +8,7 @@ setup() builds the inputs and makes the first call (shape inference, oneDNN prim
 creation) once per process and parameter point; asv re-runs setup before every sample, and
 the cache in _harness.prepare_call keeps that cheap. Memory: bench_memory.
 """
-from . import _harness as H
+from . import harness as H
 from .catalogue import OPERATORS
 
 DEVICES = ["cpu", "gpu"]

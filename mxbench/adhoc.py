@@ -53,10 +53,10 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 try:
-    from benchmarks import _harness as H, catalogue as C
+    from benchmarks import harness as H, catalogue as C
 except ImportError:  # run from elsewhere: the catalogue lives beside this package
     sys.path.insert(0, ROOT)
-    from benchmarks import _harness as H, catalogue as C
+    from benchmarks import harness as H, catalogue as C
 
 from mxbench import export, stats
 

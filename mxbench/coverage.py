@@ -366,7 +366,7 @@ def numpy_groups(mx):
 def operators_run(op, shape=None):
     """(registered operator names an entry's call runs, forward and backward, or None; the
     reason when it cannot run here), from MXNet's aggregate profiler."""
-    from benchmarks import _harness as H
+    from benchmarks import harness as H
     shape = shape or next(iter(op.cases))
     try:
         call = H.build_operator_call(op, shape, op.dtypes[0], H.mx.cpu())
@@ -383,7 +383,7 @@ def numpy_coverage(mx=None, catalogue=C):
     """The numpy-interface report for the installed MXNet, as a dict (see the module doc)."""
     if mx is None:
         import mxnet as mx
-    from benchmarks import catalogue_np
+    from benchmarks.catalogue import np_interface as catalogue_np
     groups = numpy_groups(mx)
     group_of = dict((name, tuple(g)) for g in groups for name in g)
     entries = [op for op in catalogue.OPERATORS if op.call in C.NUMPY_CALLS]

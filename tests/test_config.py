@@ -124,7 +124,7 @@ def test_unknown_variant_is_an_error_naming_the_known_ones():
 def test_harness_applies_the_variant_before_importing_mxnet(variant, expected):
     if len(os.sched_getaffinity(0)) != 2:
         pytest.skip("expected values are written for a 2-CPU machine")
-    code = ("import os, sys; from benchmarks import _harness as H\n"
+    code = ("import os, sys; from benchmarks import harness as H\n"
             "print('OMP_NUM_THREADS=%s MXNET_ENGINE_TYPE=%s affinity=%s' % ("
             "os.environ.get('OMP_NUM_THREADS'), os.environ.get('MXNET_ENGINE_TYPE'), "
             "sorted(os.sched_getaffinity(0))))")
@@ -142,7 +142,7 @@ def test_harness_applies_the_variant_before_importing_mxnet(variant, expected):
 
 def test_harness_refuses_an_unknown_variant():
     env = dict(os.environ, MXBENCH_VARIANT="omp-2")
-    proc = subprocess.run([sys.executable, "-c", "import benchmarks._harness"], cwd=str(ROOT),
+    proc = subprocess.run([sys.executable, "-c", "import benchmarks.harness"], cwd=str(ROOT),
                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, timeout=120)
     assert proc.returncode != 0

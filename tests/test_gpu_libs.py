@@ -94,7 +94,7 @@ def test_ldd_check_on_the_cpu_build_finds_nothing_missing():
 def test_gpu_points_skip_on_a_cpu_build_and_detection_works_without_num_gpus():
     """The tool venv's CPU mxnet 1.9.1: the probe that stands in for num_gpus() before 1.3
     answers 0, and the GPU-only benchmarks skip with the reason."""
-    from benchmarks import _harness as H
+    from benchmarks import harness as H
     from benchmarks.bench_device_memory import FirstCall
     from benchmarks.bench_roofline import DevicePeak
     assert H.gpu_probe() == 0

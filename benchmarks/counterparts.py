@@ -31,7 +31,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import _harness as H
+from . import harness as H
 from .catalogue import Tensor, by_class_name
 
 FRAMEWORKS = ("torch", "numpy")
