@@ -1,5 +1,5 @@
-"""asv.conf.json / asv.gpu.conf.json / asv.variants.conf.json: only keys asv knows, and in
-step with env_matrix."""
+"""asv.conf.json and the configs generated from it: only keys asv knows, in step with
+env_matrix, and the committed derived configs what env_matrix.configs writes."""
 import json
 import os
 import subprocess
@@ -37,8 +37,25 @@ def test_explicit_settings(name):
                 else ("results", "html"))
     assert (conf["results_dir"], conf["html_dir"]) == expected
     assert conf["repo"] == "ladder" and conf["build_command"] == []
-    assert all("asv_hook.py" in c for c in conf["install_command"] + conf["uninstall_command"])
+    assert all(c.endswith(("-m env_matrix.asv_hook install", "-m env_matrix.asv_hook uninstall"))
+               for c in conf["install_command"] + conf["uninstall_command"])
     Config.load(str(ROOT / name))  # asv itself accepts it
+
+
+def test_the_derived_configs_are_generated_from_asv_conf_json(tmp_path):
+    from env_matrix import configs
+    assert configs.stale_configs() == []
+    assert sorted(configs.DERIVED) == sorted(set(CONFIGS + ["asv.baselines.conf.json"])
+                                             - {"asv.conf.json"})
+    # written anew from a changed asv.conf.json, each follows it
+    text = (ROOT / "asv.conf.json").read_text().replace('"install_timeout": 1200',
+                                                        '"install_timeout": 1300')
+    (tmp_path / "asv.conf.json").write_text(text)
+    assert configs.stale_configs(str(tmp_path)) == list(configs.DERIVED)
+    for path in configs.write_configs(str(tmp_path)):
+        assert read_config(path)["install_timeout"] == 1300
+        Config.load(path)
+    assert configs.stale_configs(str(tmp_path)) == []
 
 
 def test_default_matrix_is_the_default_environment_and_cpu_flavors():
@@ -209,7 +226,7 @@ def test_a_config_copy_resolves_paths_and_conf_dir_and_loads_in_asv(tmp_path):
     copy = read_config(path)
     assert copy["results_dir"] == str(tmp_path / "elsewhere")
     assert copy["repo"] == str(ROOT / "ladder") and copy["env_dir"] == str(ROOT / ".asv" / "env")
-    assert copy["install_command"] == ["python %s/env_matrix/asv_hook.py install" % ROOT]
+    assert copy["install_command"] == ["ASV_PYTHONPATH=%s python -m env_matrix.asv_hook install" % ROOT]
     loaded = Config.load(path)
     assert loaded.matrix == read_config(project_model.VARIANTS_CONFIG)["matrix"]
 

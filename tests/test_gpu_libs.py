@@ -126,10 +126,10 @@ def gpu_case_env(tmp_path):
 
 def run_install_step(venv, flavor, release, workdir):
     (workdir / "MXNET_RELEASE").write_text(release + "\n")
-    env = dict(os.environ, MXNET_FLAVOR=flavor)
+    env = dict(os.environ, MXNET_FLAVOR=flavor, PYTHONPATH=str(ROOT))  # as asv runs it
     if WHEELHOUSE:
         env["PIP_FIND_LINKS"] = " ".join(filter(None, [env.get("PIP_FIND_LINKS"), WHEELHOUSE]))
-    proc = subprocess.run([str(venv / "bin" / "python"), str(ROOT / "env_matrix" / "asv_hook.py"),
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "env_matrix.asv_hook",
                            "install"], cwd=str(workdir), env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=1800)
     print(proc.stdout)
