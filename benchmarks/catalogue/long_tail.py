@@ -17,14 +17,14 @@ FLOAT16 = ("LayerNorm", "softmax", "log_softmax", "Activation", "Pooling",
            "add_n")  # not Embedding: its dtype is the index dtype (float16 indices > 2048 round)
 # bfloat16 (MXNet 1.7+ oneDNN builds) where MXNet's AMP runs an operator in bfloat16:
 # contrib/amp/lists/symbol_bf16.py of 1.9.1 (BF16_FUNCS and the BF16_FP32_FUNCS that take one
-# dtype for every input; BatchNorm keeps float32 parameters, so not here). A CPU without
+# dtype for every input; BatchNorm keeps float32 parameters, so not in this list). A CPU without
 # AVX-512 has no oneDNN bfloat16 kernels: those points skip with the reason.
 BFLOAT16 = ("Convolution", "FullyConnected", "Pooling", "concat", "relu", "tanh", "sqrt",
             "square", "abs", "elemwise_add")
 # The large class: memory-bound operators beyond the last-level cache (32 MiB on the machines
-# here), where bandwidth, not dispatch, sets the time.
+# measured), where bandwidth, not dispatch, sets the time.
 # Only float32-only entries: the class multiplies with an entry's dtypes, and float16 /
-# float64 kernels on this size are the slow tail (exp in float16: seconds per call here).
+# float64 kernels on this size are the slow tail (exp in float16: seconds per call).
 # 3072 x 3072 float32 is 36 MiB per array; building such inputs costs seconds in the smoke
 # test, so the class goes to three representative bandwidth-bound kernels.
 _L = (3072, 3072)

@@ -17,12 +17,9 @@ class Timing(object):
     """asv's timing settings of the time_ benchmarks but the model ones (bench_models sets
     its own; asv runs a track_ or peakmem_ benchmark once anyway), written out: asv's
     defaults, two rounds (each its own process) of a 0.1 s warm-up and 1-5 samples (asv_runner
-    times a benchmark with a setup one call per sample). Cheaper settings were measured side
-    by side (docs/measurement.md) and each measured worse: a 0.02-0.05 s warm-up reads 4-30 %
-    slower (the warm-up is what brings this VM's CPU to speed); one round gives a wider A/A;
-    at most 3 samples a round leaves asv's rank test 6 samples a side, too few to reach its
-    p < 0.002, so nothing is ever flagged (a 9x regression included). Timing settings are not
-    part of a benchmark's version: the same calls are measured, so the history stays one."""
+    times a benchmark with a setup one call per sample). Cheaper settings measured worse
+    (docs/measurement.md). Timing settings are not part of a benchmark's version: the same
+    calls are measured, so the history stays one."""
     rounds = 2
     warmup_time = 0.1
     repeat = (1, 5, 10.0)
