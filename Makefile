@@ -24,9 +24,10 @@ test: $(VENV)/.installed
 setup: $(VENV)/.installed
 	$(PY) -m mxbench setup
 
-$(VENV)/.installed: requirements.txt
+$(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt
+	$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps -e .
 	touch $@
 
 ## The rest of the history: the newest final release of every minor line, per CPU flavor, then the

@@ -9,14 +9,14 @@ layers are counted instead of repeated (Benanza's unique layers).
 
 Runs inside benchmark environments (Python 3.7+, MXNet 1.x and 2.0, whose Gluon has no
 prefixes or hybrid_forward: the two hand-written models have a 2.0 spelling of the same
-layers): mxnet is reached through _harness, never at import time here.
+layers): mxnet is reached through the harness, never at import time here.
 """
 import hashlib
 import json
 import os
 import re
 
-from . import _harness as H
+from . import harness as H
 
 DATA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "model_layers.json")
 DTYPE = "float32"

@@ -7,7 +7,7 @@ case other than `small`. bench_memory is host RSS only; this is the device's sid
 parameterized class rather than one per entry: on a CPU machine every point is one quick skip.
 MXNet before 1.3.1 has no gpu_memory_info: those releases skip and say so.
 """
-from . import _harness as H
+from . import harness as H
 from .bench_memory import measured_cases
 from .catalogue import OPERATORS
 

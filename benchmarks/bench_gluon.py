@@ -8,9 +8,9 @@ a prediction and a label). time_forward is inference (Dropout is then the identi
 uses its running statistics); time_forward_backward records, so it runs the training path.
 A release without a layer class (GroupNorm, GELU, ... arrived after 1.0) skips. Where Gluon
 runs on the numpy interface (MXNet 2.0: blocks take mx.np arrays only), the inputs are mx.np
-ndarrays with the same values (_harness.numpy_interface, asked of the release itself).
+ndarrays with the same values (harness.inputs.numpy_interface, asked of the release itself).
 """
-from . import _harness as H
+from . import harness as H
 from .catalogue import BLOCKS, Case, T, case
 
 DEVICES = ["cpu", "gpu"]

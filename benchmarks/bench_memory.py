@@ -4,9 +4,9 @@ bench_memory.<Operator>.track_first_call_peak_rss(shape, dtype): by how many byt
 process's peak RSS rose during the operator's first call in a fresh process (asv forks one per
 benchmark): its output, its workspace and the one-time set-up it triggers. setup() builds
 the inputs but does not call the operator; a warmed-up call reuses freed blocks, and its
-figure flipped between 0 and the output size from run to run (see _harness.first_call_peak_rss).
+figure flipped between 0 and the output size from run to run (see harness.timing.first_call_peak_rss).
 It is host memory, so GPU points are not measured here. The numpy interface's entries
-(catalogue_np.py) are left out: they run the same kernels as their mx.nd pairs; what the
+(catalogue/np_interface.py) are left out: they run the same kernels as their mx.nd pairs; what the
 interface adds is time per call (bench_operators), and their points would double this grid.
 
 In the long selection only (`make bench SELECTION=long`; the short one times every entry).
@@ -15,7 +15,7 @@ The `small` shapes are left out: their first call raises peak RSS by 0.1-0.3 MB,
 one-time set-up, and that moved by 57-64 KiB between two identical runs (16 of 628 points of
 an A/A pair differed by 1.2x or more, all of them small): below what this method resolves.
 """
-from . import _harness as H
+from . import harness as H
 from .bench_operators import global_name
 from .catalogue import NUMPY_CALLS, OPERATORS
 

@@ -14,7 +14,7 @@ operator, attributes, input shapes, dtype). mode: imperative, hybridized, or fus
 (hybridized with the build's MKL-DNN subgraph backend, where it has one).
 Run them on their own: `python -m mxbench run 1.9.1 --bench '^bench_models\\.'`.
 """
-from . import _harness as H
+from . import harness as H
 from . import _models as M
 
 DEVICES = ["cpu", "gpu"]

@@ -6,9 +6,9 @@ Names are stable: bench_operators.<Operator>.time_forward(shape, dtype, device),
 
 setup() builds the inputs and makes the first call (shape inference, oneDNN primitive
 creation) once per process and parameter point; asv re-runs setup before every sample, and
-the cache in _harness.prepare_call keeps that cheap. Memory: bench_memory.
+the cache in harness.prepare.prepare_call keeps that cheap. Memory: bench_memory.
 """
-from . import _harness as H
+from . import harness as H
 from .catalogue import OPERATORS
 
 DEVICES = ["cpu", "gpu"]

@@ -3,7 +3,7 @@ import time
 
 import numpy as np
 
-from . import _harness as H
+from . import harness as H
 
 LOOP_CALLS = 2000
 

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from . import _harness as H
+from . import harness as H
 
 REPEATS = 7
 

@@ -1,6 +1,6 @@
 """Neutral baselines: catalogue entries timed in MXNet, PyTorch and NumPy side by side.
 
-One class per entry with a counterpart (benchmarks/baselines.py):
+One class per entry with a counterpart (benchmarks/counterparts.py):
 bench_baselines.<Operator>.time_forward(shape, dtype, framework) and, where the entry has a
 backward, time_forward_backward (MXNet and torch; NumPy has no autograd: skipped). The three
 frameworks run in the same process, on the same input arrays (same seed, dtype, layout),
@@ -10,22 +10,17 @@ with torch's intra-op threads and NumPy's OpenBLAS set to MXNet's OpenMP thread 
 asv.baselines.conf.json runs this directory, in environments with torch installed (their
 own, beside the history's): in an environment without torch the torch points skip.
 Runs inside benchmark environments: Python 3.7 syntax, no mxnet/torch at import time.
+asv imports this folder by its name only: the sibling package `benchmarks` is importable
+because the project is installed (the tool venv: pip install -e .; benchmark environments:
+the install step, env_matrix/asv_hook.py).
 """
-import os
-import sys
-
-# asv imports this package by its folder name only; the shared harness and catalogue live in
-# the sibling package `benchmarks`.
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-
-from benchmarks import _harness as H  # noqa: E402
-from benchmarks import baselines as B  # noqa: E402
-from benchmarks.catalogue import OPERATORS  # noqa: E402
+from benchmarks import counterparts as B
+from benchmarks import harness as H
+from benchmarks.bench_operators import global_name
+from benchmarks.catalogue import OPERATORS
 
 FRAMEWORKS = ["mxnet", "torch", "numpy"]
-# Bump when the baseline harness (benchmarks/baselines.py) changes what is measured.
+# Bump when the baseline harness (benchmarks/counterparts.py) changes what is measured.
 BASELINES_VERSION = "1"
 
 
@@ -98,9 +93,7 @@ class Threads(object):
 
 
 # Module globals named like asv settings would configure every benchmark (see
-# bench_operators.py): such classes are bound under another name.
-from benchmarks.bench_operators import global_name  # noqa: E402
-
+# bench_operators.py): such classes are bound under another name (global_name).
 for _op in OPERATORS:
     if B.counterparts(_op):
         globals()[global_name(_op.class_name)] = _make_class(_op)

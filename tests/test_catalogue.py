@@ -16,14 +16,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import _harness as H  # noqa: E402
+from benchmarks import harness as H  # noqa: E402
 from benchmarks import bench_gluon, bench_memory, bench_operators  # noqa: E402
 from benchmarks import catalogue as C  # noqa: E402
-from benchmarks import _harness_registry as HR  # noqa: E402
+from benchmarks.harness import registry_calls as HR  # noqa: E402
 
 MIN_COVERED = 250  # of the 255 counted public names of mxnet 1.9.1
 CATALOGUE_RELEASE = "1.9.1"
-BENCHMARK_FILES = sorted((ROOT / "benchmarks").glob("*.py"))
+BENCHMARK_FILES = sorted((ROOT / "benchmarks").rglob("*.py"))
 
 
 # --- well formed -------------------------------------------------------------------------------
@@ -164,7 +164,7 @@ def test_no_module_global_configures_asv():
 
 def test_asv_runner_sees_the_suites_timing_settings():
     """Through asv_runner's own discovery, the timing benchmarks (the `repeat` operator's
-    class among them) have the settings of _harness.Timing, and no class shadows them (asv
+    class among them) have the settings of harness.Timing, and no class shadows them (asv
     runs a track_ benchmark once, in one process, whatever its class says)."""
     pytest.importorskip("asv_runner")
     from asv_runner.discovery import get_benchmark_from_name
@@ -190,14 +190,15 @@ def test_grid_size_is_bounded():
         cpu_points += len(op.cases) * len(op.dtypes) * methods
     for block in C.BLOCKS:
         cpu_points += len(block.cases) * len(block.dtypes) * len(bench_gluon.MODES) * 2
-    # 1,914 before issue 13; catalogue_registry's entries and extra dtypes/classes add ~660,
+    # 1,914 before the registry's entries; they and the long tail's dtypes/classes add ~660,
     # nearly all of them long-tail points (see docs/catalogue.md).
     assert cpu_points <= 2700, cpu_points
-    assert numpy_points <= 900, numpy_points  # the numpy interface (catalogue_np.py)
+    assert numpy_points <= 900, numpy_points  # the numpy interface (np_interface.py)
 
 
 # --- portability ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("path", BENCHMARK_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", BENCHMARK_FILES,
+                         ids=lambda p: str(p.relative_to(ROOT / "benchmarks")))
 def test_benchmarks_parse_as_python_37(path):
     """Benchmark environments may run Python 3.7: no walrus, no positional-only parameters."""
     ast.parse(path.read_text(), filename=str(path), feature_version=(3, 7))
@@ -207,7 +208,7 @@ def test_benchmarks_import_without_mxnet():
     """No mxnet attribute is touched at import time: the suite imports with no mxnet at all."""
     code = ("import sys; sys.modules['mxnet'] = None\n"
             "import benchmarks.bench_operators, benchmarks.bench_gluon, benchmarks.bench_memory\n"
-            "from benchmarks import _harness as H; assert H.mx is None\n")
+            "from benchmarks import harness as H; assert H.mx is None\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
     assert proc.returncode == 0, proc.stdout
@@ -356,8 +357,13 @@ def test_shared_modules_hold_nothing_asv_would_take_for_a_benchmark():
     import importlib
     import inspect
     import re
-    for name in ("_harness", "catalogue", "_models"):
-        module = importlib.import_module("benchmarks." + name)
+    import pkgutil
+    import benchmarks
+    shared = [m.name for m in pkgutil.walk_packages(benchmarks.__path__, "benchmarks.")
+              if not m.name.split(".")[-1].startswith("bench_")]
+    assert {"benchmarks.harness.timing", "benchmarks.catalogue.entries"} <= set(shared)
+    for name in shared:
+        module = importlib.import_module(name)
         taken = [attr for attr, value in vars(module).items()
                  if re.match(r"(time|timeraw|mem|peakmem|track)_", attr)
                  and (inspect.isfunction(value) or inspect.isclass(value))]
@@ -447,3 +453,32 @@ def test_registry_checker_reports_a_dropped_entry_as_missing(registry_report, nu
     assert dropped["operators"]["_PlusScalar"]["status"] == "missing"
     assert dropped["operators"]["_PlusScalar"]["family"] == "scalar/internal"
     assert dropped["total"]["covered"] == registry_report["total"]["covered"] - 1
+
+
+# --- assembled once ----------------------------------------------------------------------------
+def test_entries_do_not_change_after_construction():
+    op = C.by_class_name()["dot"]
+    with pytest.raises(AttributeError):
+        op.dtypes = ("float16",)
+    changed = op.replace(dtypes=("float16",))
+    assert changed.dtypes == ("float16",) and op.dtypes == ("float32", "float64")
+    assert changed.class_name == op.class_name and changed is not op
+
+
+def test_the_catalogue_is_assembled_from_its_declarations_and_its_data():
+    from benchmarks.catalogue import long_tail, nd, tuning
+    declared = dict((op.class_name, op) for op in nd.ND_OPERATORS)
+    assert declared["transpose"].backward is False  # nd.py declares it; the long tail adds it
+    assert C.by_class_name()["transpose"].backward is True
+    assert "large" in C.by_class_name()["identity"].cases
+    assert "large" not in declared["identity"].cases
+    assert tuning.read_slow_medium() == C.SLOW_MEDIUM_MS
+    first = C.assemble(nd.ND_OPERATORS, [], [], {})[0]
+    assert first.dtypes == long_tail.widened(nd.ND_OPERATORS[0]).dtypes == ("float32", "bfloat16")
+
+
+def test_the_slow_medium_table_round_trips_through_its_file(tmp_path):
+    from benchmarks.catalogue import tuning
+    path = str(tmp_path / "slow_medium.json")
+    tuning.write_slow_medium({"dot": 51.7, "sort": 117}, "a command", 50, path)
+    assert tuning.read_slow_medium(path) == {"dot": 51, "sort": 117}

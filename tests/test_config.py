@@ -1,5 +1,5 @@
-"""asv.conf.json / asv.gpu.conf.json / asv.variants.conf.json: only keys asv knows, and in
-step with env_matrix."""
+"""asv.conf.json and the configs generated from it: only keys asv knows, in step with
+env_matrix, and the committed derived configs what env_matrix.configs writes."""
 import json
 import os
 import subprocess
@@ -37,8 +37,25 @@ def test_explicit_settings(name):
                 else ("results", "html"))
     assert (conf["results_dir"], conf["html_dir"]) == expected
     assert conf["repo"] == "ladder" and conf["build_command"] == []
-    assert all("asv_hook.py" in c for c in conf["install_command"] + conf["uninstall_command"])
+    assert all(c.endswith(("-m env_matrix.asv_hook install", "-m env_matrix.asv_hook uninstall"))
+               for c in conf["install_command"] + conf["uninstall_command"])
     Config.load(str(ROOT / name))  # asv itself accepts it
+
+
+def test_the_derived_configs_are_generated_from_asv_conf_json(tmp_path):
+    from env_matrix import configs
+    assert configs.stale_configs() == []
+    assert sorted(configs.DERIVED) == sorted(set(CONFIGS + ["asv.baselines.conf.json"])
+                                             - {"asv.conf.json"})
+    # written anew from a changed asv.conf.json, each follows it
+    text = (ROOT / "asv.conf.json").read_text().replace('"install_timeout": 1200',
+                                                        '"install_timeout": 1300')
+    (tmp_path / "asv.conf.json").write_text(text)
+    assert configs.stale_configs(str(tmp_path)) == list(configs.DERIVED)
+    for path in configs.write_configs(str(tmp_path)):
+        assert read_config(path)["install_timeout"] == 1300
+        Config.load(path)
+    assert configs.stale_configs(str(tmp_path)) == []
 
 
 def test_default_matrix_is_the_default_environment_and_cpu_flavors():
@@ -124,7 +141,7 @@ def test_unknown_variant_is_an_error_naming_the_known_ones():
 def test_harness_applies_the_variant_before_importing_mxnet(variant, expected):
     if len(os.sched_getaffinity(0)) != 2:
         pytest.skip("expected values are written for a 2-CPU machine")
-    code = ("import os, sys; from benchmarks import _harness as H\n"
+    code = ("import os, sys; from benchmarks import harness as H\n"
             "print('OMP_NUM_THREADS=%s MXNET_ENGINE_TYPE=%s affinity=%s' % ("
             "os.environ.get('OMP_NUM_THREADS'), os.environ.get('MXNET_ENGINE_TYPE'), "
             "sorted(os.sched_getaffinity(0))))")
@@ -142,7 +159,7 @@ def test_harness_applies_the_variant_before_importing_mxnet(variant, expected):
 
 def test_harness_refuses_an_unknown_variant():
     env = dict(os.environ, MXBENCH_VARIANT="omp-2")
-    proc = subprocess.run([sys.executable, "-c", "import benchmarks._harness"], cwd=str(ROOT),
+    proc = subprocess.run([sys.executable, "-c", "import benchmarks.harness"], cwd=str(ROOT),
                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, timeout=120)
     assert proc.returncode != 0
@@ -209,7 +226,7 @@ def test_a_config_copy_resolves_paths_and_conf_dir_and_loads_in_asv(tmp_path):
     copy = read_config(path)
     assert copy["results_dir"] == str(tmp_path / "elsewhere")
     assert copy["repo"] == str(ROOT / "ladder") and copy["env_dir"] == str(ROOT / ".asv" / "env")
-    assert copy["install_command"] == ["python %s/env_matrix/asv_hook.py install" % ROOT]
+    assert copy["install_command"] == ["ASV_PYTHONPATH=%s python -m env_matrix.asv_hook install" % ROOT]
     loaded = Config.load(path)
     assert loaded.matrix == read_config(project_model.VARIANTS_CONFIG)["matrix"]
 

@@ -94,7 +94,7 @@ def test_ldd_check_on_the_cpu_build_finds_nothing_missing():
 def test_gpu_points_skip_on_a_cpu_build_and_detection_works_without_num_gpus():
     """The tool venv's CPU mxnet 1.9.1: the probe that stands in for num_gpus() before 1.3
     answers 0, and the GPU-only benchmarks skip with the reason."""
-    from benchmarks import _harness as H
+    from benchmarks import harness as H
     from benchmarks.bench_device_memory import FirstCall
     from benchmarks.bench_roofline import DevicePeak
     assert H.gpu_probe() == 0
@@ -126,10 +126,10 @@ def gpu_case_env(tmp_path):
 
 def run_install_step(venv, flavor, release, workdir):
     (workdir / "MXNET_RELEASE").write_text(release + "\n")
-    env = dict(os.environ, MXNET_FLAVOR=flavor)
+    env = dict(os.environ, MXNET_FLAVOR=flavor, PYTHONPATH=str(ROOT))  # as asv runs it
     if WHEELHOUSE:
         env["PIP_FIND_LINKS"] = " ".join(filter(None, [env.get("PIP_FIND_LINKS"), WHEELHOUSE]))
-    proc = subprocess.run([str(venv / "bin" / "python"), str(ROOT / "env_matrix" / "asv_hook.py"),
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "env_matrix.asv_hook",
                            "install"], cwd=str(workdir), env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=1800)
     print(proc.stdout)

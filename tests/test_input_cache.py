@@ -1,4 +1,4 @@
-"""The input cache (_harness.drawn): a process reading a kept draw gets the very values, and
+"""The input cache (harness.inputs.drawn): a process reading a kept draw gets the very values, and
 leaves the generator where, that drawing them would have (real mxnet 1.9.1, real files)."""
 import os
 
@@ -7,7 +7,7 @@ import pytest
 
 mx = pytest.importorskip("mxnet")
 
-from benchmarks import _harness as H  # noqa: E402
+from benchmarks import harness as H  # noqa: E402
 from benchmarks.catalogue import by_class_name  # noqa: E402
 
 SHAPE = (512, 256)  # above INPUT_CACHE_MIN_ELEMENTS

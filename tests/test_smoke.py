@@ -32,7 +32,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import _harness as H  # noqa: E402
+from benchmarks import harness as H  # noqa: E402
+from benchmarks.harness import environment as HE  # noqa: E402
 from benchmarks import bench_gluon, bench_memory, bench_operators  # noqa: E402
 from benchmarks import catalogue as C  # noqa: E402
 
@@ -150,10 +151,10 @@ def check_skips(cls, skips):
 def strict_harness():
     if H.mx is None:
         pytest.skip("mxnet does not import: %s" % H._IMPORT_ERROR)
-    saved, H.STRICT = H.STRICT, STRICT
+    saved, HE.STRICT = HE.STRICT, STRICT
     H._CALLS.clear()  # nothing prepared under another mode
     yield
-    H.STRICT = saved
+    HE.STRICT = saved
 
 
 @pytest.mark.parametrize("op", C.OPERATORS, ids=lambda op: op.class_name)
@@ -179,7 +180,7 @@ def run_isolated(module, class_name):
     code = ("import sys; sys.path.insert(0, %r)\n"
             "from tests import test_smoke as s\n"
             "from benchmarks import %s as m\n"
-            "s.H.STRICT = s.STRICT\n"
+            "s.HE.STRICT = s.STRICT\n"
             "cls = getattr(m, %r)\n"
             "s.check_skips(cls, s.run_class(cls))\n" % (str(ROOT), module, class_name))
     started = time.time()
@@ -238,18 +239,18 @@ def test_strict_mode_fails_bad_inputs_that_lenient_mode_skips():
     """dot of (4, 3) by (4, 3): our mistake. Strict: MXNetError; lenient: a skip (n/a)."""
     bad = C.Operator("dot", "gemm", [("small", C.case(C.T(4, 3), C.T(4, 3)))])
     ctx = H.context("cpu")
-    saved = H.STRICT
+    saved = HE.STRICT
     try:
-        H.STRICT = True
+        HE.STRICT = True
         H._CALLS.clear()
         with pytest.raises(H.mx.base.MXNetError):
             H.prepare_call(bad, "small", "float32", ctx)
-        H.STRICT = False
+        HE.STRICT = False
         H._CALLS.clear()
         with pytest.raises(NotImplementedError, match="rejects"):
             H.prepare_call(bad, "small", "float32", ctx)
     finally:
-        H.STRICT = saved
+        HE.STRICT = saved
         H._CALLS.clear()
 
 

@@ -2,5 +2,5 @@
 
 adhoc (operator timings without asv), dispatch (the engine's dispatch floor per A/B
 variant) and registry (what the installed MXNet registers). Python 3.7 syntax, like the
-harness they drive (benchmarks/_harness.py).
+harness they drive (benchmarks/harness/).
 """

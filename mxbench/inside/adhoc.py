@@ -16,7 +16,7 @@ Library API (each row is a dict; times in seconds):
 
 Names are mx.nd operator names (softmax, linalg_gemm2); an operator name means its catalogue
 entry and its variants, an asv class name (LeakyReLU_elu, Convolution_3d) one variant.
-Inputs given as shapes are built as the asv benchmarks build them (benchmarks/_harness.py:
+Inputs given as shapes are built as the asv benchmarks build them (benchmarks/harness/:
 the catalogue's fill for that position, fixed seed, its keyword inputs and arguments);
 numpy arrays and NDArrays are used as they are.
 

@@ -21,7 +21,7 @@ from mxbench.core.errors import UserError
 
 PROBE = r'''
 import sys, time
-from benchmarks import _harness as H
+from benchmarks import harness as H
 a, b = H.mx.nd.ones((1,)), H.mx.nd.ones((1,))
 (a + b).wait_to_read()
 samples = []

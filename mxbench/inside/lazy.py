@@ -17,5 +17,5 @@ class Deferred(object):
         return getattr(importlib.import_module(self._name), attribute)
 
 
-harness = Deferred("benchmarks._harness")
+harness = Deferred("benchmarks.harness")
 models = Deferred("benchmarks._models")

@@ -58,7 +58,7 @@ def numpy_groups(mx):
 def operators_run(op, shape=None):
     """(registered operator names an entry's call runs, forward and backward, or None; the
     reason when it cannot run here), from MXNet's aggregate profiler."""
-    from benchmarks import _harness as H
+    from benchmarks import harness as H
     shape = shape or next(iter(op.cases))
     try:
         call = H.build_operator_call(op, shape, op.dtypes[0], H.mx.cpu())

@@ -321,7 +321,7 @@ def numpy_coverage(mx=None, catalogue=C):
     """The numpy-interface report for the installed MXNet, as a dict (see the module doc)."""
     if mx is None:
         mx = installed_mxnet()
-    from benchmarks import catalogue_np
+    from benchmarks.catalogue import np_interface as catalogue_np
     groups = numpy_groups(mx)
     group_of = dict((name, tuple(g)) for g in groups for name in g)
     entries = [op for op in catalogue.OPERATORS if op.call in C.NUMPY_CALLS]

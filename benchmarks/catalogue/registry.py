@@ -1,31 +1,17 @@
 """Catalogue entries beyond mx.nd's public names: the rest of MXNet's operator registry.
 
-catalogue.py covers every public operator; this module adds the registered operators users
-reach in other ways (issue 13), each entry naming the registry operators it times (`covers`):
+Each entry names the registry operators it times (`covers`): the scalar and comparison
+operators behind NDArray's Python operators and other internal operators a public function
+calls, mx.nd.contrib, mx.nd.image, quantized (int8/uint8) operators, the oneDNN subgraph
+fusions (through a hybridized block), sparse storage, MXNet 2.0's new public operators and the
+opt-in int64 large-tensor entries. REGISTRY_EXCLUDED says why each remaining registered
+operator has no entry (docs/catalogue.md).
 
-  scalar    the scalar and comparison operators behind NDArray's Python operators (`x + 2`
-            runs _PlusScalar, `x > 0.5` _GreaterScalar), the same-shape comparisons a
-            hybridized graph's `a > b` runs (_Greater), creation (mx.nd.zeros -> _zeros) and
-            other internal operators that a public function or method calls
-  contrib   mx.nd.contrib (detection, attention, deformable convolution, ...)
-  image     mx.nd.image (the Gluon vision transforms)
-  quantized int8/uint8 inputs with calibrated ranges (oneDNN builds)
-  subgraph  the oneDNN fusions, reached as users reach them: a hybridized block with the
-            MKLDNN (1.x) / ONEDNN (2.0) backend
-  sparse    csr and row_sparse inputs of realistic density for the operators with sparse
-            kernels (dot, elementwise, retain, square_sum, sparse optimizer updates, ...)
-  public-2.0 public operators that MXNet 2.0 added (digamma, mish, masked_softmax, ...)
-
-An entry's first case in float32 is its main point; the extra dtypes and shape classes that
-`widen()` adds to existing entries (float16, int8/uint8, `large`) are the long tail.
-Entries for operators of one release only carry `since` / `until` (a skip elsewhere, with the
-reason). REGISTRY_EXCLUDED says why each remaining registered operator has no entry.
-
-Imported by catalogue.py (at its end), never on its own. Python 3.7 syntax, no mxnet.
+Runs inside benchmark environments: Python 3.7 syntax, no mxnet.
 """
 from collections import OrderedDict
 
-from .catalogue import FLOATS, Input, Operator, T, case
+from .entries import FLOATS, Input, Operator, T, case
 
 FLOAT16_32 = ("float32", "float16")
 
@@ -36,26 +22,18 @@ class RegistryOperator(Operator):
     covers: the registry names this entry times (coverage counts their alias groups).
     call: 'imperative' (mx.nd.<name>, namespaced names as 'contrib.box_nms'), 'expression'
           (`expression` evaluated over the inputs a, b, c; `nd` is mx.nd) or 'subgraph'
-          (`block` = (factory in _harness_registry.SUBGRAPH_BLOCKS, its size argument)).
+          (`block` = (factory in harness.registry_calls.SUBGRAPH_BLOCKS, its size argument)).
     storage: {input index: ('csr' | 'row_sparse', density)}; grad_stype: {index: stype}.
-    since / until: the first release with the operator / the first without it ('2.0').
     features: runtime features the build needs (a tuple inside means any of them).
     """
 
     def __init__(self, name, category, cases, covers, expression=None, block=None,
-                 storage=None, grad_stype=None, since=None, until=None, features=(),
-                 opt_in=None, **kw):
+                 storage=None, grad_stype=None, features=(), opt_in=None, **kw):
         kw.setdefault("backward", False)
         Operator.__init__(self, name, category, cases, **kw)
-        self.covers = tuple(covers)
-        self.expression = expression
-        self.block = block
-        self.storage = dict(storage or {})
-        self.grad_stype = dict(grad_stype or {})
-        self.since = since
-        self.until = until
-        self.features = tuple(features)
-        self.opt_in = opt_in
+        self.__dict__.update(covers=tuple(covers), expression=expression, block=block,
+                             storage=dict(storage or {}), grad_stype=dict(grad_stype or {}),
+                             features=tuple(features), opt_in=opt_in)
 
 
 def const(*shape, **kw):
@@ -112,7 +90,7 @@ SCALAR = [
     _scalar("scalar_logical_xor", ["_LogicalXorScalar"], "nd.logical_xor(a, 1)", _BOOL),
 ]
 # Same-shape elementwise binaries: NDArray's `a > b` broadcasts (broadcast_greater, in
-# catalogue.py); a hybridized graph's `a > b` (mx.sym) runs these.
+# nd.py); a hybridized graph's `a > b` (mx.sym) runs these.
 for _name, _op, _symbol, _backward, _rhs in [
         ("equal", "_Equal", "==", False, {}), ("not_equal", "_Not_Equal", "!=", False, {}),
         ("greater", "_Greater", ">", False, {}), ("greater_equal", "_Greater_Equal", ">=", False, {}),
@@ -633,61 +611,3 @@ REGISTRY_EXCLUDED = OrderedDict([
     ("_contrib_sldwin_atten_score", _DEFERRED % "sliding-window attention, see "
      "_contrib_sldwin_atten_context"),
 ])
-
-
-# --- part 3: dtypes, the large class and backward for existing entries -------------------------
-# Applied to catalogue.py's entries by widen() (called at the end of catalogue.py), so the
-# entries themselves stay as they are. Every addition is a long-tail point: an entry's first
-# case in float32 stays its main point.
-# float16 where the operator has a float16 kernel and mixed-precision models use it.
-# (Not FullyConnected, Convolution, Deconvolution, BatchNorm, InstanceNorm: their CPU kernels
-# reject float16 in 1.9.1, and the grid is shared by CPU and GPU points.)
-FLOAT16 = ("LayerNorm", "softmax", "log_softmax", "Activation", "Pooling",
-           "Dropout", "transpose", "concat", "mean", "max", "elemwise_mul", "elemwise_sub",
-           "add_n")  # not Embedding: its dtype is the index dtype (float16 indices > 2048 round)
-# bfloat16 (MXNet 1.7+ oneDNN builds) where MXNet's AMP runs an operator in bfloat16:
-# contrib/amp/lists/symbol_bf16.py of 1.9.1 (BF16_FUNCS and the BF16_FP32_FUNCS that take one
-# dtype for every input; BatchNorm keeps float32 parameters, so not here). A CPU without
-# AVX-512 has no oneDNN bfloat16 kernels: those points skip with the reason.
-BFLOAT16 = ("Convolution", "FullyConnected", "Pooling", "concat", "relu", "tanh", "sqrt",
-            "square", "abs", "elemwise_add")
-# The large class: memory-bound operators beyond the last-level cache (32 MiB on the machines
-# here), where bandwidth, not dispatch, sets the time.
-# Only float32-only entries: the class multiplies with an entry's dtypes, and float16 /
-# float64 kernels on this size are the slow tail (exp in float16: seconds per call here).
-# 3072 x 3072 float32 is 36 MiB per array; building such inputs costs seconds in the smoke
-# test, so the class goes to three representative bandwidth-bound kernels.
-_L = (3072, 3072)
-LARGE = OrderedDict([
-    ("identity", case(T(*_L))), ("clip", case(T(*_L), a_min=-0.5, a_max=0.5)),
-    ("flip", case(T(*_L), axis=1)),
-])
-# Differentiable entries catalogue.py times forward only: their gradient is a real kernel
-# (a copy, a scatter or a reduction of the head gradient, not zero).
-BACKWARD = ("add_n", "broadcast_to", "broadcast_axis", "broadcast_like", "expand_dims",
-            "reshape", "reshape_like", "flatten", "squeeze", "transpose", "sort", "topk",
-            "depth_to_space", "space_to_depth", "amp_cast", "cast", "amp_multicast")
-
-
-def widen(operators):
-    """Add part 3's dtypes (float16, bfloat16), large cases and backward to catalogue.py's
-    main entries."""
-    by_name = dict((op.name, op) for op in operators if not op.variant and
-                   not hasattr(op, "covers"))
-    for name in FLOAT16:
-        op = by_name.get(name)
-        if op is not None and "float16" not in op.dtypes:
-            op.dtypes = op.dtypes + ("float16",)
-    for name, large in LARGE.items():
-        op = by_name.get(name)
-        if op is not None and "large" not in op.cases and op.dtypes == ("float32",):
-            op.cases["large"] = large
-    for name in BFLOAT16:  # after LARGE: the large class stays float32
-        op = by_name.get(name)
-        if op is not None and "bfloat16" not in op.dtypes:
-            op.dtypes = op.dtypes + ("bfloat16",)
-    for name in BACKWARD:
-        op = by_name.get(name)
-        if op is not None:
-            op.backward = True
-    return operators

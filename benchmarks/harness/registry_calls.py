@@ -1,4 +1,4 @@
-"""Calls for the registry-wide entries (catalogue_registry.py) that mx.nd.<name> cannot make.
+"""Calls for the registry entries (catalogue/registry.py) that mx.nd.<name> cannot make.
 
 Kinds, named by an entry's `call`:
   expression  a Python expression over the inputs a, b, c (`a + 2.0`, `a > b`,
@@ -8,19 +8,24 @@ Kinds, named by an entry's `call`:
               the fused _sg_* operators; the fused operator must appear in the partitioned
               graph, or the point is not what its name says.
 and, for any kind, `storage`: inputs converted to csr / row_sparse at a given density, so the
-operator's sparse kernel runs (dot, elemwise_add, retain, sparse optimizer updates, ...).
+operator's sparse kernel runs. Entries whose operators this release does not register, or
+whose build lacks a feature (oneDNN, int64 tensor sizes), skip with the reason.
 
-Entries whose operators this release does not register, or whose build lacks a feature
-(oneDNN, int64 tensor sizes), skip with the reason. Python 3.7 syntax, no mxnet at import.
+Runs inside benchmark environments: Python 3.7 syntax, mxnet only through environment.
 """
 import os
 
 import numpy as np
 
-from . import _harness as H
+from . import environment as E
+from .calls import OperatorCall, _parameters, check_arguments
+from .environment import SEED, check_release, mx, operator_function, operator_name, sync
+from .inputs import build_inputs, drawn, numpy_interface
+from .inputs import build_call as build_case_call
 
 CALL_KINDS = ("expression", "subgraph")
-# The int64 large-tensor entries allocate several GiB: only when asked for (see docs/catalogue.md), and only on builds with INT64_TENSOR_SIZE.
+# The int64 large-tensor entries allocate several GiB: only when asked for (docs/catalogue.md),
+# and only on builds with INT64_TENSOR_SIZE.
 LARGE_TENSOR_OPT_IN = "MXBENCH_LARGE_TENSOR"
 LARGE_TENSOR_SKIP = "int64 large-tensor entry"
 _REGISTERED = []
@@ -28,14 +33,14 @@ _REGISTERED = []
 
 def _registered_names():
     if not _REGISTERED:
-        getter = getattr(getattr(H.mx, "operator", None), "get_all_registered_operators", None)
+        getter = getattr(getattr(mx, "operator", None), "get_all_registered_operators", None)
         _REGISTERED.append(frozenset(getter() if getter is not None else ()))
     return _REGISTERED[0]
 
 
 def feature_enabled(name):
     """Whether this build has a runtime feature (mx.runtime arrived in 1.5; False before)."""
-    features = getattr(getattr(H.mx, "runtime", None), "Features", None)
+    features = getattr(getattr(mx, "runtime", None), "Features", None)
     if features is None:
         return False
     try:
@@ -44,39 +49,22 @@ def feature_enabled(name):
         return False
 
 
-def _release(text):
-    return tuple(int(n) for n in text.split("."))
-
-
-def check_release(op):
-    """Skip an entry of some releases only (`since` / `until`, also on catalogue_np's
-    entries) elsewhere, with the reason."""
-    release = H.release_tuple()
-    since, until = getattr(op, "since", None), getattr(op, "until", None)
-    if since and release < _release(since):
-        raise NotImplementedError("%s arrived in mxnet %s (this is %s)"
-                                  % (op.class_name, since, H.mx.__version__))
-    if until and release >= _release(until):
-        raise NotImplementedError("%s was removed in mxnet %s (this is %s)"
-                                  % (op.class_name, until, H.mx.__version__))
-
-
 def require(op):
     """Skip (NotImplementedError) when this release cannot run the entry at all."""
     check_release(op)
     if op.opt_in and not feature_enabled("INT64_TENSOR_SIZE"):
         raise NotImplementedError("%s: this mxnet %s build lacks INT64_TENSOR_SIZE"
-                                  % (LARGE_TENSOR_SKIP, H.mx.__version__))
+                                  % (LARGE_TENSOR_SKIP, mx.__version__))
     names = _registered_names()
-    covers = getattr(op, "covers", ())
+    covers = op.covers
     if covers and names and not any(n in names for n in covers):
         raise NotImplementedError("mxnet %s registers none of %s"
-                                  % (H.mx.__version__, ", ".join(covers)))
-    for feature in getattr(op, "features", ()):
+                                  % (mx.__version__, ", ".join(covers)))
+    for feature in op.features:
         wanted = feature if isinstance(feature, tuple) else (feature,)
         if not any(feature_enabled(f) for f in wanted):
             raise NotImplementedError("this mxnet %s build lacks %s"
-                                      % (H.mx.__version__, " / ".join(wanted)))
+                                      % (mx.__version__, " / ".join(wanted)))
     if op.opt_in and os.environ.get(op.opt_in, "") in ("", "0"):
         raise NotImplementedError("%s: set %s=1 to run them" % (LARGE_TENSOR_SKIP, op.opt_in))
 
@@ -92,28 +80,27 @@ def build_call(op, shape, dtype, ctx, case=None, overrides=None, arrays=None):
     if op.call == "expression":
         fn = expression_function(op.expression)
     else:
-        name = H.operator_name(op)
-        fn = H.operator_function(name)
+        name = operator_name(op)
+        fn = operator_function(name)
     if op.opt_in:  # gigabytes: filled by MXNet, without build_call's numpy copy
-        args = [H.mx.nd.ones(t.shape, ctx=ctx, dtype=t.dtype or dtype) for t in case.inputs]
+        args = [mx.nd.ones(t.shape, ctx=ctx, dtype=t.dtype or dtype) for t in case.inputs]
         kwargs, grads = dict(op.kwargs, **case.kwargs), []
     else:
-        args, kwargs, grads = H.build_call(case, dtype, ctx, op.kwargs, arrays)
+        args, kwargs, grads = build_case_call(case, dtype, ctx, op.kwargs, arrays)
     if op.call == "imperative":
-        H.check_arguments(fn, op.name, dict((k, v) for k, v in kwargs.items()
+        check_arguments(fn, op.name, dict((k, v) for k, v in kwargs.items()
                                             if k not in (overrides or {})))
-    storage = getattr(op, "storage", None)
-    if storage:
-        args, grads = sparse_inputs(args, grads, storage, ctx)
-    for index, stype in sorted(getattr(op, "grad_stype", {}).items()):
+    if op.storage:
+        args, grads = sparse_inputs(args, grads, op.storage, ctx)
+    for index, stype in sorted(op.grad_stype.items()):
         args[index].attach_grad(stype=stype)
-    return H.OperatorCall(fn, args, kwargs, grads)
+    return OperatorCall(fn, args, kwargs, grads)
 
 
 def expression_function(expression):
     """f(a, b, ...) evaluating a catalogue expression; `nd` is mx.nd inside it."""
     return eval("lambda a=None, b=None, c=None, d=None, e=None, f=None: " + expression,
-                {"nd": H.mx.nd})
+                {"nd": mx.nd})
 
 
 # --- sparse storage --------------------------------------------------------------------------
@@ -125,21 +112,21 @@ def sparse_values(values, stype, density, rng):
         shape = values.shape[:1]
     else:
         raise ValueError("unknown storage type %r" % (stype,))
-    keep = H.drawn(repr(("kept", stype, shape, density)), rng,
+    keep = drawn(repr(("kept", stype, shape, density)), rng,
                    lambda: rng.uniform(0, 1, shape) < density, shape)
     return values * keep.reshape(shape + (1,) * (values.ndim - len(shape)))
 
 
 def sparse_inputs(args, grads, storage, ctx):
     """args with the positions in `storage` ({index: (stype, density)}) made sparse."""
-    rng = np.random.RandomState(H.SEED + 1)
+    rng = np.random.RandomState(SEED + 1)
     args = list(args)
     for index, (stype, density) in sorted(storage.items()):
         dense = args[index]
         values = sparse_values(dense.asnumpy(), stype, density, rng)
-        args[index] = H.mx.nd.array(values, ctx=ctx, dtype=dense.dtype).tostype(stype)
+        args[index] = mx.nd.array(values, ctx=ctx, dtype=dense.dtype).tostype(stype)
         grads = [g for g in grads if g is not dense]
-    H.sync(args)
+    sync(args)
     return args, grads
 
 
@@ -172,7 +159,7 @@ def _function_block(nn, fn):
     else:
         class Block(nn.HybridBlock):
             def forward(self, *inputs):
-                return fn(H.mx.npx, H.mx.npx, *inputs)
+                return fn(mx.npx, mx.npx, *inputs)
     return Block()
 
 
@@ -187,7 +174,7 @@ def _self_attention(nn, heads):
 
     def attend_2_0(npx, _, qkv):
         q, k, v = [npx.reshape(part, (-2, -2, heads, -1)).swapaxes(1, 2)
-                   for part in H.mx.np.split(qkv, 3, axis=-1)]
+                   for part in mx.np.split(qkv, 3, axis=-1)]
         attention = npx.softmax(npx.batch_dot(q, k, transpose_b=True), axis=-1)
         return npx.reshape(npx.batch_dot(attention, v).swapaxes(1, 2), (-2, -2, -1))
     return _function_block(nn, attend if hasattr(nn.HybridBlock, "hybrid_forward")
@@ -211,30 +198,30 @@ class SubgraphCall(object):
         build, size = op.block
         self.block = SUBGRAPH_BLOCKS[build](nn, size)
         self.block.initialize(ctx=ctx)
-        self.args, _ = H.build_inputs(case._replace(inputs=tuple(
-            t._replace(grad=False) for t in case.inputs)), dtype, ctx, H.numpy_interface())
-        accepted = H._parameters(self.block.hybridize)  # None: it takes **kwargs
+        self.args, _ = build_inputs(case._replace(inputs=tuple(
+            t._replace(grad=False) for t in case.inputs)), dtype, ctx, numpy_interface())
+        accepted = _parameters(self.block.hybridize)  # None: it takes **kwargs
         if accepted is None or "backend" in accepted:
             self.block.hybridize(backend=subgraph_backend(), static_alloc=True,
                                  static_shape=True)
         else:  # MXNet 2.0: partitioning moved to optimize_for (after a first, imperative
             # call: Dense infers its input size from it)
-            H.sync(self.block(*self.args))
+            sync(self.block(*self.args))
             self.block.optimize_for(*self.args, backend=subgraph_backend(), static_alloc=True,
                                     static_shape=True)
-        H.sync(self.block(*self.args))  # partitions the graph
+        sync(self.block(*self.args))  # partitions the graph
         self.fused = fused_operators(self.block)
         wanted = [n for n in op.covers if n in _registered_names()]
         if not set(wanted) & self.fused:
             message = ("the %s backend fused none of %s into this block (graph has: %s)"
                        % (subgraph_backend(), ", ".join(wanted), ", ".join(sorted(self.fused))))
-            if H.STRICT:
+            if E.STRICT:
                 raise AssertionError(message)
             raise NotImplementedError(message)
 
     def forward(self):
         out = self.block(*self.args)
-        H.sync(out)
+        sync(out)
         return out
 
 

@@ -21,7 +21,7 @@ translates to it:
 
 Every counterpart here passes tests/test_baselines.py: the same input arrays (same seed, dtype
 and layout) on both sides, outputs allclose with a tolerance per dtype. Inputs: numpy_inputs()
-draws them exactly as _harness.build_call does, so MXNet, torch.from_numpy and NumPy see the
+draws them exactly as harness.inputs.build_call does, so MXNet, torch.from_numpy and NumPy see the
 same values (the test checks that too).
 
 Runs inside benchmark environments: Python 3.7 syntax; torch is imported only when asked for.
@@ -31,7 +31,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import _harness as H
+from . import harness as H
 from .catalogue import Tensor, by_class_name
 
 FRAMEWORKS = ("torch", "numpy")
@@ -710,7 +710,7 @@ def compared_dtypes(op):
 
 # --- running a counterpart ----------------------------------------------------------------------
 def numpy_inputs(op, shape, dtype):
-    """(positional, keyword) numpy arrays of a case, drawn exactly as _harness.build_call
+    """(positional, keyword) numpy arrays of a case, drawn exactly as harness.inputs.build_call
     draws MXNet's: the same seed, order, fill and dtype."""
     case = op.cases[shape]
     merged = dict(op.kwargs, **case.kwargs)

@@ -17,13 +17,14 @@ _npi_subtract_scalar, np.subtract(2.0, x) _npi_rsubtract_scalar): those are vari
 and `rscalar`, passed by keyword (x1=..., x2=...). mxbench/coverage.py counts which registered
 _np*/_npi*/_npx* operators the entries run, per release, from MXNet's profiler.
 
-Runs inside benchmark environments: Python 3.7 syntax, no mxnet at import time. Imported by
-catalogue.py at its end, so the catalogue's helpers and mx.nd entries are defined here.
+Runs inside benchmark environments: Python 3.7 syntax, no mxnet.
 """
-from .catalogue import (CTX, DTYPE, FLOAT32, OPERATORS, SM, Operator, T, broadcast_pair, case,
-                        elementwise, one_input, reduction, same_shape_pair, square)
+from .entries import (CTX, DTYPE, FLOAT32, SM, Operator, T, broadcast_pair, case, elementwise,
+                      one_input, reduction, same_shape_pair, square)
+from .nd import ND_OPERATORS
 
-_ND = dict((op.name, op) for op in OPERATORS if not op.variant and op.call == "imperative")
+# The mx.nd entries as declared (their long tail is not paired: see paired()).
+_ND = dict((op.name, op) for op in ND_OPERATORS if not op.variant and op.call == "imperative")
 _POS = {"fill": "positive"}
 _OPEN_UNIT = {"fill": "uniform", "low": -0.9, "high": 0.9}
 _BOOL = {"fill": "index", "high": 2, "dtype": "bool"}
@@ -34,10 +35,8 @@ INT32 = ("int32",)
 
 def np_entry(name, category, cases, call="np", since=None, **kw):
     """since: the first release with the function's own operator ('2.0'): a skip before it,
-    with the reason (as catalogue_registry's since/until)."""
-    entry = Operator(name, category, cases, call=call, **kw)
-    entry.since = since
-    return entry
+    with the reason."""
+    return Operator(name, category, cases, call=call, since=since, **kw)
 
 
 def paired(nd_name, name=None, call="np", kwargs=None, **kw):

@@ -1,0 +1,72 @@
+"""asv's own discovery of the suites finds exactly the benchmarks the recorded history has.
+
+results/benchmarks.json (and results-baselines/benchmarks.json) hold every benchmark's name,
+parameters and version as asv discovered them when the results were recorded. A change to
+the catalogue, the harness or the module layout must leave all three as they are, or the
+history stops matching (asv calls results of another version "not comparable").
+Discovery runs in a fresh interpreter of the tool venv, through asv_runner as asv runs it.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITES = [("benchmarks", "results"), ("benchmarks_baselines", "results-baselines")]
+COMPARED = ("params", "param_names", "version", "type")
+
+DISCOVER = """
+import sys
+from asv_runner.discovery import list_benchmarks
+with open(sys.argv[2], "w") as fp:
+    list_benchmarks(sys.argv[1], fp)
+"""
+
+
+def discovered(benchmark_dir, tmp_path):
+    out = tmp_path / "discovered.json"
+    env = dict(os.environ, MXBENCH_VARIANT="default")
+    proc = subprocess.run([sys.executable, "-c", DISCOVER, str(ROOT / benchmark_dir), str(out)],
+                          cwd=str(tmp_path), env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    with open(str(out)) as fh:
+        return dict((b["name"], b) for b in json.load(fh))
+
+
+def recorded(results_dir):
+    with open(str(ROOT / results_dir / "benchmarks.json")) as fh:
+        data = json.load(fh)
+    data.pop("version")
+    return data
+
+
+def differences(found, kept, keys):
+    return [(name, key, kept[name].get(key), found[name].get(key))
+            for name in sorted(set(kept) & set(found)) for key in keys
+            if kept[name].get(key) != found[name].get(key)]
+
+
+def test_operator_suite_matches_the_recorded_history_exactly(tmp_path):
+    found, kept = discovered("benchmarks", tmp_path), recorded("results")
+    assert sorted(set(found) - set(kept)) == [] and sorted(set(kept) - set(found)) == []
+    assert differences(found, kept, COMPARED) == []
+
+
+def test_baselines_suite_keeps_every_recorded_point(tmp_path):
+    """The baselines were recorded before the catalogue's long tail (float16, `large`, more
+    backward passes) reached their entries: the suite has grown since. Every recorded
+    benchmark is still there with its version, and every recorded parameter value with it;
+    what is new is only a grown grid or a backward benchmark beside a recorded forward one."""
+    found, kept = discovered("benchmarks_baselines", tmp_path), recorded("results-baselines")
+    assert sorted(set(kept) - set(found)) == []
+    assert differences(found, kept, ("param_names", "version", "type")) == []
+    for name in kept:
+        for old, new in zip(kept[name]["params"], found[name]["params"]):
+            assert new[:len(old)] == old, name
+    for name in sorted(set(found) - set(kept)):
+        assert name.endswith(".time_forward_backward"), name
+        assert name.replace("_backward", "") in kept, name
