@@ -1,4 +1,8 @@
 """`mxbench selection slow-medium`: the catalogue's SLOW_MEDIUM_MS table from recorded results."""
+import shlex
+import sys
+
+from benchmarks.catalogue import tuning
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import selection
 from mxbench.core.errors import UserError
@@ -10,11 +14,14 @@ def setup_arguments(subparsers):
     slow = sub.add_parser(
         "slow-medium", help="the entries whose medium call is recorded at --over-ms or more",
         description="The entries whose medium call is recorded at --over-ms or more, as the "
-                    "catalogue's SLOW_MEDIUM_MS table (benchmarks/catalogue.py). --results: "
+                    "catalogue's SLOW_MEDIUM_MS table (benchmarks/catalogue/slow_medium.json, with --write). --results: "
                     "default the config's, results/; the timing experiments are in experiments/.")
     slow.add_argument("--release", default="1.9.1")
     slow.add_argument("--flavor", default="cpu-mkldnn")
     slow.add_argument("--over-ms", type=float, default=selection.SLOW_MEDIUM_OVER_MS)
+    slow.add_argument("--write", action="store_true",
+                      help="write the table into the catalogue's data (%s)"
+                           % "benchmarks/catalogue/slow_medium.json")
     slow.set_defaults(func=cmd_slow_medium)
     return parser
 
@@ -30,6 +37,10 @@ def cmd_slow_medium(args):
     if not table:
         raise UserError("no entry's medium point of %s %s is recorded at %g ms or more"
                         % (args.release, args.flavor, args.over_ms))
+    if args.write:
+        made_by = "python -m mxbench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        print("wrote %s" % tuning.write_slow_medium(table, made_by, args.over_ms))
+        return 0
     print("SLOW_MEDIUM_MS = {")
     for name in sorted(table):
         print("    %r: %d," % (name, table[name]))
