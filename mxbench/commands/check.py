@@ -20,7 +20,7 @@ from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import selection as point_selection
 from mxbench.core.formatting import positive_factor
-from mxbench.core.results import Store
+from mxbench.core.results import Store, by_name
 
 # The gating check's defaults (docs/check.md): the variant whose A/A pairs are quietest;
 # the factor at which no slow-down of either low-noise A/A pair was flagged in both passes
@@ -76,13 +76,8 @@ def forget_results(store, machine, commits, env_name):
 def compared_points(store, machine, base, head, env_name, factor):
     """asv compare's verdict for every point measured on both sides."""
     from mxbench.reports.changes import compare
-    before, after = (store.points(machine, c, env_name) for c in (base, head))
+    before, after = (by_name(store.points(machine, c, env_name)) for c in (base, head))
     return compare(before, after, factor)
-
-
-def points_regex(names):
-    """asv -b for exactly these points (asv matches 'name(param, ...)', or 'name')."""
-    return "^(%s)$" % "|".join(re.escape(n) for n in names)
 
 
 def check_regexes(project, flavor, selection, bench):
@@ -135,7 +130,7 @@ def run_check(project, base_release, head_release, flavor, variant, factor, benc
     if code == 1 and confirm and regressed:
         print("second pass: measuring again the %d flagged point(s): %s"
               % (len(regressed), ", ".join(regressed)), flush=True)
-        code = continuous([points_regex(regressed)])
+        code = continuous(point_selection.names_regexes(regressed))
         if code == 0:
             print("not confirmed: the second pass flags none of them", flush=True)
     verdict = {0: "no significant slow-down beyond %.2fx (%d points compared)"

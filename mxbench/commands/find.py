@@ -19,12 +19,13 @@ Exit codes: 0 a significant step found, 1 no significant step in the range, 2 no
 """
 import difflib
 import math
+import re
 
 from env_matrix.matrix import MatrixError
 
 from mxbench.asvrun import runner as asvtools
 from mxbench.core.formatting import positive_factor
-from mxbench.core.results import measured
+from mxbench.core.results import by_name, measured
 
 FOUND, NOT_FOUND, NO_VERDICT = 0, 1, 2
 
@@ -81,22 +82,28 @@ class Bisection(object):
                 self.benchmark, "; did you mean: %s" % ", ".join(close) if close else
                 " (python -m mxbench.export results --benchmark REGEX lists recorded ones)"))
 
-    def recorded(self, release):
-        return self.store.benchmark_values(self.machine, self.project.commit(release),
-                                           self.env_name, self.benchmark)
+    def recorded_points(self, release):
+        """{point name: Point} of the benchmark recorded at `release` ({} where none)."""
+        return by_name(self.store.points(self.machine, self.project.commit(release),
+                                         self.env_name, "^%s$" % re.escape(self.benchmark)))
+
+    def recorded_values(self, release):
+        """[value per parameter point] of the benchmark at `release`, or None where none
+        is recorded."""
+        return [p.value for p in self.recorded_points(release).values()] or None
 
     def measure(self, release):
         """The benchmark's values per parameter point at `release` (recorded or measured)."""
         if release in self.values:
             return self.values[release]
-        values = self.recorded(release)
+        values = self.recorded_values(release)
         if values is None or not any(measured(v) for v in values):
             commit = self.project.commit(release)
             asvtools.ensure_machine(self.machine)
             asvtools.record(self.project, self.machine, [commit],
                             ["%s^!" % commit, "-E", self.env_name, "--record-samples",
                              "-b", "^%s(\\(|$)" % self.benchmark.replace(".", "\\.")])
-            values = self.recorded(release)
+            values = self.recorded_values(release)
         if values is None or not any(measured(v) for v in values):
             raise MatrixError("no verdict: %s has no measured point at %s (%s, machine %s): "
                               "it is not in that release's suite, or it failed or skipped there"
@@ -142,10 +149,7 @@ class Bisection(object):
         wanted = "faster" if self.invert else "slower"
         self.measure(before)
         self.measure(after)
-        points = [self.store.points(self.machine, self.project.commit(r), self.env_name)
-                  for r in (before, after)]
-        mine = [dict((k, v) for k, v in p.items() if k.startswith(self.benchmark + "(")
-                     or k == self.benchmark) for p in points]
+        mine = [self.recorded_points(r) for r in (before, after)]
         moved = [c for c in compare(mine[0], mine[1], self.factor) if c.verdict == wanted]
         kind = "improvement" if self.invert else "regression"
         if not moved:

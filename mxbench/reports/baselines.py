@@ -17,7 +17,6 @@ Exit status: 0; 2 when a results file cannot be used or nothing is recorded.
 import argparse
 import csv
 import io
-import itertools
 import json
 import math
 import os
@@ -30,8 +29,8 @@ from mxbench.asvrun import runner as asvtools
 from mxbench.core.results import ResultFileError, ResultsProblem, measured
 
 BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
-MODULE = "bench_baselines."
 TIMINGS = OrderedDict([("time_forward", "forward"), ("time_forward_backward", "forward+backward")])
+TIMED_BENCHMARKS = r"^bench_baselines\.[^.]+\.(%s)$" % "|".join(TIMINGS)
 COUNTERPARTS = ("torch", "numpy")
 
 Row = namedtuple("Row", "operator timing shape dtype flavor release mxnet torch numpy")
@@ -58,31 +57,24 @@ def collect(config=BASELINES_CONFIG, machine=None, results_dir=None):
     store = project.store
     store.require_valid(machine)
     flavors = dict((e.name, e.flavor) for e in project.environments)
-    rows, versions = [], {}
-    for result in store.results(machine):
-        release = project.release_of(result.commit_hash) or result.commit_hash[:8]
-        flavor = flavors.get(result.env_name, result.env_name)
+    times, versions = OrderedDict(), {}
+    for point in store.points(machine, benchmarks=TIMED_BENCHMARKS):
+        recording = point.recording
+        release = project.release_of(recording.commit) or recording.commit[:8]
+        flavor = flavors.get(recording.env_name, recording.env_name)
         versions[(flavor, release)] = dict(
-            (name, result.params.get(name, "")) for name in ("torch", "numpy"))
-        for key in result.get_all_result_keys():
-            if not key.startswith(MODULE) or key.rsplit(".", 1)[-1] not in TIMINGS:
-                continue
-            _, operator, method = key.split(".")
-            params = result.get_result_params(key)
-            values = result.get_result_value(key, params)
-            samples = result.get_result_samples(key, params) or [None] * len(values)
-            times = {}
-            for point, value, sample in zip(itertools.product(*params), values, samples):
-                shape, dtype, framework = [p.strip("'") for p in point]
-                if measured(value) and sample:
-                    # The fastest sample: on a shared machine a neighbour's burst slows
-                    # one side's samples, not the other's; the minimum is what each can do.
-                    value = min(sample)
-                times.setdefault((shape, dtype), {})[framework] = (
-                    value if measured(value) else None)
-            for (shape, dtype), by_fw in times.items():
-                rows.append(Row(operator, TIMINGS[method], shape, dtype, flavor, release,
-                                by_fw.get("mxnet"), by_fw.get("torch"), by_fw.get("numpy")))
+            (name, recording.params.get(name, "")) for name in COUNTERPARTS)
+        _, operator, method = point.benchmark.split(".")
+        shape, dtype, framework = [p.strip("'") for p in point.params]
+        value = point.value
+        if measured(value) and point.samples:
+            # The fastest sample: on a shared machine a neighbour's burst slows
+            # one side's samples, not the other's; the minimum is what each can do.
+            value = min(point.samples)
+        key = (recording.path, operator, TIMINGS[method], shape, dtype, flavor, release)
+        times.setdefault(key, {})[framework] = value if measured(value) else None
+    rows = [Row(*key[1:], mxnet=by_fw.get("mxnet"), torch=by_fw.get("torch"),
+                numpy=by_fw.get("numpy")) for key, by_fw in times.items()]
     rows.sort(key=lambda r: (r.flavor, _release_key(r.release), r.operator,
                              list(TIMINGS.values()).index(r.timing), r.shape, r.dtype))
     return rows, versions

@@ -25,7 +25,7 @@ from env_matrix.matrix import OK, MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
 from mxbench.core.formatting import human_value, positive_factor
-from mxbench.core.results import ResultFileError, ResultsProblem, measured
+from mxbench.core.results import ResultFileError, ResultsProblem, by_name, measured
 
 Change = namedtuple("Change", "name before after ratio verdict unit")
 
@@ -57,12 +57,11 @@ def release_changes(project, machine, env_names, factor, timings_only=True):
     By default only timings, the report's subject; timings_only=False adds the memory and
     roofline tracks."""
     store = project.store
-    info = store.benchmark_info()
     report = {}
     for flavor, env_name in env_names.items():
         chain = [r for r in project.built_releases(flavor)
                  if r in project.tags and store.has(machine, project.tags[r], env_name)]
-        loaded = [(r, store.points(machine, project.tags[r], env_name, info)) for r in chain]
+        loaded = [(r, by_name(store.points(machine, project.tags[r], env_name))) for r in chain]
         loaded = [(r, p) for r, p in loaded if any(measured(x.value) for x in p.values())]
         pairs = []
         for (ra, pa), (rb, pb) in zip(loaded, loaded[1:]):
@@ -138,8 +137,7 @@ def find_side(projects, machine, release, flavor):
 
 def side_changes(project, machine, a, b, factor, timings_only=True):
     """compare() of two sides, which may live in different environments."""
-    info = project.store.benchmark_info()
-    before, after = (project.store.points(machine, project.commit(s.release), s.env_name, info)
+    before, after = (by_name(project.store.points(machine, project.commit(s.release), s.env_name))
                      for s in (a, b))
     changes = compare(before, after, factor)
     return [c for c in changes if c.unit == "seconds"] if timings_only else changes
@@ -489,7 +487,7 @@ def side_points(stores, machine, commit, env_name, release, flavor, variant):
     """One side of an A/A or A/B comparison, (points, file): from the first store that has
     it (experiments/, then the history in results/)."""
     for store in stores:
-        found = store.points(machine, commit, env_name)
+        found = by_name(store.points(machine, commit, env_name))
         if found:
             return found, store.filename(machine, commit, env_name)
     raise MatrixError("no results for %s %s, variant %s, on machine %s in %s"

@@ -17,7 +17,6 @@ import argparse
 import contextlib
 import html
 import io
-import itertools
 import os
 import sys
 
@@ -26,7 +25,7 @@ from tabulate import tabulate
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
-from mxbench.core.results import ResultsProblem, write_json_atomic
+from mxbench.core.results import ResultsProblem, measured, point_name, write_json_atomic
 
 from benchmarks import _models as M  # imports mxnet lazily, via the harness
 
@@ -58,30 +57,18 @@ def cmd_extract(args):
 
 
 # --- the report ------------------------------------------------------------------------------
-def _value(results, bench, params):
+def _value(times, bench, params):
     """The recorded median (seconds) of one parameter point, or None."""
-    entry = results.get(bench)
-    if entry is None:
-        return None
-    for point, value in entry:
-        if point == params:
-            return None if value is None or value != value else value  # NaN: skipped
-    return None
+    return times.get(point_name(bench, params))
 
 
-def recorded(store, machine, commit, env_name):
-    """{benchmark name: [(params tuple, seconds or None)]} for one result file."""
-    result = store.result(machine, commit, env_name)
-    if result is None:
+def model_times(store, machine, commit, env_name):
+    """{point name: seconds or None (failed, skipped)} of the model benchmarks in one result
+    file; None where no file is recorded."""
+    if not store.has(machine, commit, env_name):
         return None
-    out = {}
-    for key in result.get_all_result_keys():
-        if not key.startswith("bench_models."):
-            continue
-        params = result.get_result_params(key)
-        values = result.get_result_value(key, params)
-        out[key] = list(zip(itertools.product(*params), values))
-    return out
+    return dict((p.name, p.value if measured(p.value) else None)
+                for p in store.points(machine, commit, env_name, r"^bench_models\."))
 
 
 def _q(text):
@@ -106,11 +93,11 @@ def model_rows(data, results, phase):
                 else:
                     parts.append((layer, layer["count"] * t))
             predicted = sum(p for _, p in parts) if not missing else None
-            measured = dict((mode, _value(results, "bench_models.Model_%s.time_%s" % (model, phase),
-                                          (batch, _q(mode), _q("cpu"))))
-                            for mode in M.MODES)
+            end_to_end = dict((mode, _value(results, "bench_models.Model_%s.time_%s" % (model, phase),
+                                            (batch, _q(mode), _q("cpu"))))
+                              for mode in M.MODES)
             rows.append([model, batch, entry["total"], entry["unique"], predicted,
-                         measured["imperative"], measured["hybridized"], measured["fused"],
+                         end_to_end["imperative"], end_to_end["hybridized"], end_to_end["fused"],
                          missing])
             shares[(model, batch)] = parts
     return rows, shares
@@ -149,8 +136,8 @@ def attribution(data, base, head, phase, model, batch):
     """(model change in seconds, [(layer, count x (head - base) seconds)] largest first) from
     the layer benchmarks measured on both releases."""
     entry = data["models"][model][batch]
-    measured = [_value(r, "bench_models.Model_%s.time_%s" % (model, phase),
-                       (batch, _q("hybridized"), _q("cpu"))) for r in (base, head)]
+    end_to_end = [_value(r, "bench_models.Model_%s.time_%s" % (model, phase),
+                         (batch, _q("hybridized"), _q("cpu"))) for r in (base, head)]
     deltas = []
     for layer in entry["layers"]:
         name = "bench_models.%s.time_%s" % (layer["name"], phase)
@@ -158,7 +145,7 @@ def attribution(data, base, head, phase, model, batch):
         if before is not None and after is not None:
             deltas.append((layer, layer["count"] * (after - before)))
     deltas.sort(key=lambda ld: -abs(ld[1]))
-    return measured, deltas
+    return end_to_end, deltas
 
 
 def print_attribution(data, base, head, labels, phase, top):
@@ -187,8 +174,8 @@ def print_attribution(data, base, head, labels, phase, top):
 
 
 def load_release(project, machine, release, flavor):
-    results = recorded(project.store, machine, project.commit(release),
-                       project.environment(flavor))
+    results = model_times(project.store, machine, project.commit(release),
+                          project.environment(flavor))
     if results is None:
         raise MatrixError("no recorded result for %s %s on machine %s" % (release, flavor,
                                                                          machine))
@@ -238,8 +225,7 @@ def recorded_releases(project, machine, flavor):
     env_name = project.environment(flavor)
     found = []
     for release, commit in project.tags.items():
-        if project.store.has(machine, commit, env_name) and recorded(
-                project.store, machine, commit, env_name):
+        if model_times(project.store, machine, commit, env_name):
             found.append(release)
     return sorted(found, key=Version)
 
