@@ -24,7 +24,7 @@ import re
 from env_matrix.matrix import MatrixError
 
 from mxbench.asvrun import runner as asvtools
-from mxbench.core.formatting import positive_factor
+from mxbench.core.formatting import change_text, positive_factor
 from mxbench.core.results import by_name, measured
 
 FOUND, NOT_FOUND, NO_VERDICT = 0, 1, 2
@@ -160,7 +160,7 @@ class Bisection(object):
         print("Greatest %s found: %s (%s -> %s); points %s significantly beyond %.2fx:"
               % (kind, after, before, after, wanted, self.factor))
         for c in sorted(moved, key=lambda c: c.ratio, reverse=not self.invert):
-            print("  %s  %.4g -> %.4g  (%.2fx)" % (c.name, c.before, c.after, c.ratio))
+            print("  %s  %s" % (c.name, change_text(c.before, c.after, c.unit)))
         return FOUND
 
 

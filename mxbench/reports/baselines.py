@@ -26,6 +26,7 @@ from collections import OrderedDict, namedtuple
 from tabulate import tabulate
 
 from mxbench.asvrun import runner as asvtools
+from mxbench.core.formatting import quotient, ratio_text, seconds_text
 from mxbench.core.results import ResultFileError, ResultsProblem, measured
 
 BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
@@ -82,10 +83,7 @@ def collect(config=BASELINES_CONFIG, machine=None, results_dir=None):
 
 def ratio(row, framework):
     """MXNet time / the counterpart's (above 1: MXNet is slower), or None."""
-    other = getattr(row, framework)
-    if row.mxnet is None or other is None or other <= 0:
-        return None
-    return row.mxnet / other
+    return quotient(row.mxnet, getattr(row, framework))
 
 
 def summarize(rows, top=10):
@@ -131,19 +129,6 @@ def _point(row):
     return "%s %s %s %s" % (row.operator, row.timing, row.shape, row.dtype)
 
 
-def _seconds(value):
-    if value is None:
-        return ""
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if value >= scale:
-            return "%.3g %s" % (value / scale, unit)
-    return "%.3g ns" % (value / 1e-9)
-
-
-def _ratio_text(value):
-    return "" if value is None else "%.2f" % value
-
-
 def render_text(rows, versions, top=10, markdown=False):
     summary = summarize(rows, top)
     fmt = "github" if markdown else "simple"
@@ -153,7 +138,7 @@ def render_text(rows, versions, top=10, markdown=False):
                       "same inputs, same thread count"))
     table = [[s["flavor"], s["release"], "%s %s" % (s["versus"], versions.get(
         (s["flavor"], s["release"]), {}).get(s["versus"], "")), s["timing"], s["points"],
-        s["mxnet_faster"], s["counterpart_faster"], "%.2f" % s["geomean_ratio"]]
+        s["mxnet_faster"], s["counterpart_faster"], ratio_text(s["geomean_ratio"])]
         for s in summary]
     out.write(tabulate(table, headers=["flavor", "release", "versus", "timing", "points",
                                        "MXNet faster", "counterpart faster",
@@ -161,7 +146,7 @@ def render_text(rows, versions, top=10, markdown=False):
     out.write("\n")
     by_shape = summarize_shapes(rows)
     out.write("\n" + heading("By shape class (all flavors and releases; geometric means)"))
-    out.write(tabulate([[k[0], k[1], k[2], v[0], v[1], v[2], "%.2f" % v[3]]
+    out.write(tabulate([[k[0], k[1], k[2], v[0], v[1], v[2], ratio_text(v[3])]
                         for k, v in by_shape.items()],
                        headers=["versus", "timing", "shape", "points", "MXNet faster",
                                 "counterpart faster", "geometric mean ratio"], tablefmt=fmt))
@@ -173,8 +158,8 @@ def render_text(rows, versions, top=10, markdown=False):
                 continue
             out.write("\n" + heading("%s %s (%s %s, %s): largest gaps" % (
                 title, s["versus"], s["flavor"], s["release"], s["timing"])))
-            table = [[_point(row), _seconds(row.mxnet), _seconds(getattr(row, s["versus"])),
-                      "%.2f" % r] for r, row in s[key]]
+            table = [[_point(row), seconds_text(row.mxnet), seconds_text(getattr(row, s["versus"])),
+                      ratio_text(r)] for r, row in s[key]]
             out.write(tabulate(table, headers=["operator timing shape dtype", "MXNet",
                                                s["versus"], "ratio"], tablefmt=fmt))
             out.write("\n")
@@ -228,16 +213,16 @@ def render_html(rows, versions, top=10):
     for s in summary:
         version = versions.get((s["flavor"], s["release"]), {}).get(s["versus"], "")
         parts.append("<tr><td>%s</td><td>%s</td><td>%s %s</td><td>%s</td><td>%d</td><td>%d</td>"
-                     "<td>%d</td><td>%.2f</td></tr>" % tuple(html.escape(str(v)) if isinstance(
+                     "<td>%d</td><td>%s</td></tr>" % tuple(html.escape(str(v)) if isinstance(
                          v, str) else v for v in (s["flavor"], s["release"], s["versus"],
                                                   version, s["timing"], s["points"],
                                                   s["mxnet_faster"], s["counterpart_faster"],
-                                                  s["geomean_ratio"])))
+                                                  ratio_text(s["geomean_ratio"]))))
     parts.append("</table><h2>Every point</h2><table><tr><th>flavor</th><th>release</th>"
                  "<th>operator timing shape dtype</th><th>MXNet</th><th>torch</th>"
                  "<th>MXNet/torch</th><th>numpy</th><th>MXNet/numpy</th></tr>")
     for row in rows:
-        cells = [row.flavor, row.release, _point(row), _seconds(row.mxnet)]
+        cells = [row.flavor, row.release, _point(row), seconds_text(row.mxnet)]
         for framework in COUNTERPARTS:
             r = ratio(row, framework)
             bar = ""
@@ -245,7 +230,7 @@ def render_html(rows, versions, top=10):
                 width = min(120, int(abs(math.log(r, 2)) * 20))
                 bar = "<span class='bar %s' style='width:%dpx'></span> " % (
                     "slow" if r > 1 else "fast", width)
-            cells += [_seconds(getattr(row, framework)), bar + _ratio_text(r)]
+            cells += [seconds_text(getattr(row, framework)), bar + ratio_text(r)]
         parts.append("<tr>%s</tr>" % "".join(
             "<td>%s</td>" % (c if "<span" in c else html.escape(c)) for c in cells))
     parts.append("</table></body></html>\n")

@@ -24,7 +24,7 @@ from collections import namedtuple
 from env_matrix.matrix import OK, MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
-from mxbench.core.formatting import human_value, positive_factor
+from mxbench.core.formatting import change_text, human_value, positive_factor, ratio_text
 from mxbench.core.results import ResultFileError, ResultsProblem, by_name, measured
 
 Change = namedtuple("Change", "name before after ratio verdict unit")
@@ -177,11 +177,6 @@ def change_counts(changes):
             "median_ratio": math.exp(statistics.median(logs)) if logs else float("nan")}
 
 
-def ratio_text(ratio):
-    """Two decimals, or two significant digits below 0.1 (a 200x speed-up is not '0.00')."""
-    return "%.2f" % ratio if ratio >= 0.1 else "%.2g" % ratio
-
-
 def top_tables(changes, label_a, label_b, top):
     """Markdown: the largest significant slow-downs and speed-ups."""
     lines = []
@@ -219,9 +214,10 @@ def lineage_markdown(project, projects, machine, package, factor, top):
         changes = side_changes(project, machine, a, b, factor)
         counts = change_counts(changes)
         note = boundary(a, b)
-        lines.append("| %s | %s | %s | %s | %d | %d | %d | %.2f |" % (
+        lines.append("| %s | %s | %s | %s | %d | %d | %d | %s |" % (
             a.release, b.release, b.flavor if a.flavor == b.flavor else "—", note or "",
-            counts["points"], counts["slower"], counts["faster"], counts["median_ratio"]))
+            counts["points"], counts["slower"], counts["faster"],
+            ratio_text(counts["median_ratio"])))
         if note:
             details += ["### %s %s → %s %s (%s)" % (a.release, a.flavor, b.release, b.flavor,
                                                     note), ""]
@@ -297,7 +293,7 @@ def documented_markdown(rows):
         lines.append("| %s | %s ([source](%s)) | %s | %s | %s | %s | **%s** |" % (
             entry["release"], entry["what"], entry["source"], flavor, pair or "—",
             "%d / %d / %d" % (faster, slower, same) if pair else "—",
-            "%.2f" % median if median is not None else "—", verdict))
+            ratio_text(median) or "—", verdict))
     return "\n".join(lines) + "\n"
 
 
@@ -459,9 +455,9 @@ def between_command(project, args):
     counts = change_counts(changes)
     note = boundary(a, b)
     lines = ["%s → %s, machine %s, at factor %.2f: %d points measured on both, %d slower, "
-             "%d faster, median ratio %.2f" % (side_label(a), side_label(b), machine, args.factor,
-                                    counts["points"], counts["slower"], counts["faster"],
-                                    counts["median_ratio"])]
+             "%d faster, median ratio %s" % (side_label(a), side_label(b), machine, args.factor,
+                                  counts["points"], counts["slower"], counts["faster"],
+                                  ratio_text(counts["median_ratio"]))]
     if note:
         lines.append("Not only MXNet differs here: %s." % note)
     lines.append("")
@@ -531,7 +527,7 @@ def side_command(project, args):
     if args.verbose:
         for c in changes:
             if c.verdict != "same":
-                print("  flagged: %s  %.3g -> %.3g (%.2fx)" % (c.name, c.before, c.after, c.ratio))
+                print("  flagged: %s  %s" % (c.name, change_text(c.before, c.after, c.unit)))
     return 0
 
 

@@ -25,6 +25,7 @@ from tabulate import tabulate
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
+from mxbench.core.formatting import milliseconds_text, quotient, ratio_text
 from mxbench.core.results import ResultsProblem, measured, point_name, write_json_atomic
 
 from benchmarks import _models as M  # imports mxnet lazily, via the harness
@@ -103,18 +104,10 @@ def model_rows(data, results, phase):
     return rows, shares
 
 
-def _ms(value):
-    return "" if value is None else "%.2f" % (value * 1e3)
-
-
-def _ratio(a, b):
-    return "" if a is None or b is None or not b else "%.2f" % (a / b)
-
-
 def print_models(data, results, phase, top):
     rows, shares = model_rows(data, results, phase)
-    table = [[m, b, t, u, _ms(p), _ms(i), _ms(h), _ms(f), _ratio(p, h), _ratio(p, i),
-              missing or ""] for m, b, t, u, p, i, h, f, missing in rows]
+    table = [[m, b, t, u, milliseconds_text(p), milliseconds_text(i), milliseconds_text(h), milliseconds_text(f), ratio_text(quotient(p, h)),
+              ratio_text(quotient(p, i)), missing or ""] for m, b, t, u, p, i, h, f, missing in rows]
     print(tabulate(table, headers=["model", "batch", "layers", "unique", "predicted ms",
                                    "imperative ms", "hybridized ms", "fused ms",
                                    "pred/hybr", "pred/imper", "layers not measured"],
@@ -126,7 +119,7 @@ def print_models(data, results, phase, top):
         print("\n%s batch %s, %s: the %d largest of %d unique layers" % (
             model, batch, phase, min(top, len(parts)), len(parts)))
         parts = sorted(parts, key=lambda lp: -lp[1])[:top]
-        print(tabulate([[l["name"], l["count"], _ms(p / l["count"]), _ms(p),
+        print(tabulate([[l["name"], l["count"], milliseconds_text(p / l["count"]), milliseconds_text(p),
                          "%.1f%%" % (100.0 * p / total)] for l, p in parts],
                        headers=["layer", "count", "ms each", "ms total", "share"],
                        tablefmt="github"))
@@ -161,7 +154,7 @@ def print_attribution(data, base, head, labels, phase, top):
                 continue
             print("\n%s batch %s, %s: %s -> %s hybridized %s -> %s ms (x%.2f); the layers "
                   "predict %+.2f ms of the %+.2f ms change" % (
-                      model, batch, phase, labels[0], labels[1], _ms(before), _ms(after),
+                      model, batch, phase, labels[0], labels[1], milliseconds_text(before), milliseconds_text(after),
                       after / before, predicted * 1e3, (after - before) * 1e3))
             shown, explained = [], 0.0
             for layer, delta in deltas[:top]:
