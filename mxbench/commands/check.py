@@ -1,17 +1,9 @@
-"""A check for a change: asv continuous BASE HEAD, then a second pass over what regressed.
+"""`mxbench check BASE HEAD`: asv continuous, then a second pass over what regressed.
 
-    python -m mxbench check BASE HEAD [--flavor F] [--variant V] [--factor X] [-b REGEX]
-
-Exit codes are asv continuous's: 0 no significant slow-down beyond the factor, 1 a
-regression, 2 a benchmark failed; and 2, no verdict, when no point was measured on both
-releases (a -b that selects nothing: asv itself would exit 1 as if something regressed).
-
-The first pass runs the selected benchmarks on both releases (asv interleaves their
-rounds); every parameter point it flags as slower is measured again on both, and only a
-slow-down flagged in that second pass too fails the check. A real change shows up twice; a
-noisy moment of a shared machine (the A/A figures in docs/measurement.md) rarely hits the
-same point twice. Results go to .asv/check-results, not results/. The defaults (variant,
-factor, benchmarks) are the ones the A/A and sensitivity figures there justify.
+Every point the first pass flags is measured again on both releases, and only a slow-down
+flagged twice fails the check. Results go to .asv/check-results, not results/. Exit codes
+are asv continuous's (0 no slow-down beyond the factor, 1 a regression, 2 a failure), and 2
+when no point was measured on both releases. The defaults and their figures: docs/check.md.
 """
 import os
 import re

@@ -1,21 +1,10 @@
-"""Bisect a performance change along the release ladder for one flavor.
+"""`mxbench find GOOD..BAD BENCHMARK`: bisect a performance change along the release ladder.
 
-    python -m mxbench find GOOD..BAD BENCHMARK --flavor F [--invert] [--factor X]
-
-asv find walks every commit of a range in its first environment; on this ladder many
-releases have no build for a given flavor (mxnet-native exists for 1.7.0 and 1.8.0.post0
-only), and asv find then either compares against skipped (NaN) results or stops with "Too
-many commits failed". Here the range GOOD..BAD holds both named releases (the first one is
-where the user says things were still good) narrowed to those with a build for the flavor,
-and is bisected with asv find's rule (follow the half with the larger step), where a step
-is the largest move of any one parameter point (a geometric mean over points hides the one
-that moved). Each probe is a real `asv run` of that one benchmark in that flavor's
-environment, recorded in results/ (probes already there are reused, so it resumes). The
-verdict is asv compare's rule on the final pair: which points moved, by how much, and
-whether any step is significant at all.
-
-Exit codes: 0 a significant step found, 1 no significant step in the range, 2 no verdict
-(unknown benchmark or release, or a probe with nothing measured).
+The range is narrowed to the releases with a build for the flavor and bisected with asv
+find's rule (follow the half with the larger step, a step being the largest move of one
+parameter point); each probe is an `asv run` of that one benchmark recorded in results/,
+and the verdict is asv compare's rule on the final pair. Exit codes: 0 a significant step
+found, 1 none in the range, 2 no verdict. How to read it: docs/history.md.
 """
 import difflib
 import math

@@ -1,18 +1,9 @@
-"""The results store: the only reader and writer of asv result files in this project.
+"""The results store: the only reader and writer of asv result files, and the one place
+asv results become points (`Store.points`).
 
-asv 0.6 keeps one JSON file per (machine, commit, environment) under
-`<results_dir>/<machine>/`, plus `<machine>/machine.json` and `benchmarks.json`. asv
-itself rewrites a file in place, trusts whatever it reads, and records a failed install as
-`null` over earlier values. Here:
-
-- every file is validated before anyone uses it (JSON, the fields and types asv 0.6 writes,
-  one value per parameter point); a bad file is a `ResultFileError` that names it, and the
-  commands that depend on it say so and exit non-zero;
-- writes are atomic (a temporary file beside the target, then a rename);
-- `merge_result_file` folds a new run into the recorded file without ever replacing a
-  measured point by a failure or a skip of the same benchmark version.
-
-Runs write into a staging directory (see mxbench.runner), which is merged in here.
+Every file is validated before use (a bad one is a `ResultFileError` naming it), writes are
+atomic, and a new run is folded into the record without a failure or a skip ever replacing
+a measured point (`merge_result_file`). Why and how: docs/results-store.md.
 """
 import itertools
 import json

@@ -1,30 +1,9 @@
-"""Short and long selections of the suite's parameter points (asv -b regexes).
+"""Short and long selections of the suite's parameter points, as asv -b regexes.
 
-    long   every parameter point of every benchmark (the full grid), on demand
-    short  every operator, a few points each: what `make bench`, `make history` and
-           `mxbench check` run (within 10 minutes a release and flavor here)
-
-The short points of a parameterized class follow one rule over its parameter axes, so every
-catalogue entry (and every future one) gets them without being listed:
-
-    shape   'medium' when the class has it (a real kernel, the quietest A/A figures), else
-            its first shape
-    device  every device the run's flavors have (a CPU flavor's GPU points only skip)
-    other   the first value (the first dtype, the first Gluon mode, ...)
-
-A class may declare its own: `short_params = {"mode": [...], ...}` replaces the rule's
-values on the axes it names, `short = False` leaves the class out of the short selection,
-and `short_methods = ("time_forward", ...)` leaves its other methods out of it. A class
-without parameters is short as a whole. The device rule applies to the
-long selection too: a GPU point on a CPU flavor is recorded as a skip (NaN) either way.
-Declared so far: the first-call memory classes are long-only; a numpy-interface entry paired
-with an mx.nd entry is short by its forward only; an entry whose medium call takes 50 ms or
-more is short on `small` (catalogue.SLOW_MEDIUM_MS, from `slow-medium` below).
-
-Selecting points (asv's -b matches `name(param, ...)`) leaves the benchmark classes and
-their `params` as they are, so a short run and a long run of the same release write the
-same benchmark versions and parameter grids: a short run's unselected points are NaN, like
-skips, and the results store keeps the points a long run measured (results.merge_rows).
+long is every point of every benchmark; short is every benchmark at a few points, chosen by
+one rule over a class's parameter axes that a class may override (`short_params`, `short`,
+`short_methods`). Both leave the benchmarks' parameter grids as they are, so both write the
+same benchmark versions. The rule and the declared exceptions: docs/measurement.md.
 """
 import importlib
 import inspect

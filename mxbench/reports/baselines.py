@@ -1,18 +1,9 @@
-"""python -m mxbench.baselines: MXNet against PyTorch and NumPy on the same inputs.
+"""The baselines report: MXNet against PyTorch and NumPy timed in one process on the same inputs.
 
-Reads the baseline results (asv.baselines.conf.json's results_dir: bench_baselines, where
-MXNet, torch and NumPy were timed in the same process on the same arrays) through the
-results store and reports, per operator, timing (forward, forward+backward) and shape class,
-the ratio MXNet time / counterpart time for each flavor and release recorded (above 1: MXNet
-is slower), how many points each side is faster, and the largest gaps both ways. Each time is
-the fastest recorded sample of its point (asv's samples; its median where none are kept).
-
-    python -m mxbench.baselines                          # summary + largest gaps (text)
-    python -m mxbench.baselines --format markdown        # the same as Markdown
-    python -m mxbench.baselines --format csv -o ratios.csv   # every point, for charts
-    python -m mxbench.baselines --format json -o ratios.json
-
-Exit status: 0; 2 when a results file cannot be used or nothing is recorded.
+From the bench_baselines results (asv.baselines.conf.json): per point, the ratio MXNet time /
+counterpart time (above 1: MXNet is slower), each time the fastest recorded sample; summed up
+per flavor, release and shape class, with the largest gaps both ways, as text, Markdown, CSV,
+JSON or the site's page. What it measures and shows: docs/baselines.md.
 """
 import argparse
 import csv

@@ -1,18 +1,9 @@
-"""What changed: significant differences between two sets of asv results.
+"""What changed: significant differences between recordings, by asv compare's rule.
 
-The verdict for each benchmark x parameter point is asv compare's own: a change counts
-when the ratio passes --factor AND asv's statistics say the two differ (Mann-Whitney U on
-recorded samples, else confidence-interval overlap). Two uses:
-
-    python -m mxbench.changes releases [-o results/CHANGES.md] [--chart results/changes.png]
-        every pair of consecutive measured releases, per flavor: the biggest slow-downs
-        and speed-ups, as Markdown, and a chart of the largest changes across releases;
-    python -m mxbench.changes aa --machine-a M1 --machine-b M2 --release 1.9.1 --flavor F
-        an A/A check: the same release measured twice (under two machine names); how many
-        points are flagged and the median |log ratio|;
-    python -m mxbench.changes ab --variant-b omp-1-thread --release 1.9.1 --flavor F
-        an A/B check: the same build run two ways (env_matrix/variants.json; the variants
-        other than "default" are in asv.variants.conf.json). Same report as aa.
+A point changed when its ratio passes the factor and asv's statistics say the two sides
+differ. Reports: consecutive measured releases per flavor (reports/CHANGES.md and its
+chart), any two recordings across environments, a PyPI package's lineage, the documented
+changes, and A/A or A/B summaries. How to read them: docs/history.md, docs/measurement.md.
 """
 import argparse
 import math

@@ -1,12 +1,7 @@
-"""Where the time of a run goes: asv's recorded duration per benchmark, summed.
+"""Where the time of a recorded run goes: asv's duration per benchmark, summed.
 
-    python -m mxbench.cost --release 1.9.1 --flavor cpu-mkldnn [--variant V] [--machine M]
-
-asv stores, for every benchmark of a result file, the wall time it took to run (all its
-parameter points, all rounds); the per-environment total plus the environment's install
-time is the cost of one (release, flavor) run. Beside it: the points measured, and how much
-of that time the recorded samples of the timings are (the operator calls themselves; the
-rest is processes, setup, warm-up and asv).
+Per (release, flavor): the benchmarking and install time, the points measured, and the share
+of the time that the recorded samples' operator calls take. Figures: docs/measurement.md.
 """
 import argparse
 import sys

@@ -1,19 +1,9 @@
 """Export asv results (any results directory) to JSON, CSV or Markdown.
 
-One row per benchmark x parameter combination x environment x commit (and machine):
-
-    python -m mxbench.export results --format csv -o results.csv --repo ladder
-    python -m mxbench.export results --format markdown --benchmark 'relu' --env mkldnn
-
-Rows whose samples were recorded (`asv run --record-samples`) carry the full statistics
-(stats_source = "samples"). Without samples asv keeps only its summary: the median
-(`result`), q_25/q_75, the sample count and the calls per sample; such rows say
-stats_source = "asv-summary" and leave mean/min/max/p90/p99 empty. track_ benchmarks
-store one value and nothing else ("value-only"). Skipped (n/a) and failed parameter
-combinations are rows too, with status "skipped" / "failed" and no numbers.
-
-The renderers at the bottom (render_json/csv/markdown) are shared with mxbench.adhoc, so
-this module imports asv lazily and keeps Python 3.7 syntax.
+One row per parameter point of every recording (machine, commit, environment), with its
+status (ok, skipped, failed) and the statistics its recording supports (`stats_source`:
+samples, asv-summary or value-only). Columns and examples: docs/adhoc-and-export.md. The
+renderers (render_json/csv/markdown) are shared with mxbench.adhoc: Python 3.7 syntax.
 """
 import argparse
 import ast

@@ -1,17 +1,9 @@
 """Model-derived benchmarks: the layers real networks run, and what they add up to.
 
-    python -m mxbench.models extract [-o benchmarks/model_layers.json]
-    python -m mxbench.models report [--release 1.9.1] [--flavor cpu-mkldnn] [--machine M]
-    python -m mxbench.models report --release 1.9.1 --base 1.5.1 [--flavor F] [--top 5]
-    python -m mxbench.models select lstm_lm [MODEL ...]    # the asv -b regex of those models
-
-extract builds each model (benchmarks/_models.py) on the installed MXNet, hybridizes it,
-traces its symbol graph, infers the shapes for each batch and writes the unique layers
-(operator, attributes, input shapes, dtype, count) that benchmarks/bench_models.py turns into
-asv benchmarks. report reads recorded results (mxbench.core.results.Store): per model and batch,
-total vs unique layers, the predicted time (sum of count x layer time, Benanza's estimate)
-against the measured end-to-end time, each layer's share; with --base, which layers account
-for the model's change between two releases.
+extract: the unique layers of each model on the installed MXNet (benchmarks/model_layers.json,
+which bench_models turns into benchmarks). report: per model and batch, the time its layers
+predict against the measured end-to-end time, and with a base release, which layers account
+for a change. The method and the figures: docs/models.md.
 """
 import argparse
 import contextlib
