@@ -25,7 +25,7 @@ TIMINGS = OrderedDict([("time_forward", "forward"), ("time_forward_backward", "f
 TIMED_BENCHMARKS = r"^bench_baselines\.[^.]+\.(%s)$" % "|".join(TIMINGS)
 COUNTERPARTS = ("torch", "numpy")
 
-Row = namedtuple("Row", "operator timing shape dtype flavor release mxnet torch numpy")
+Row = namedtuple("Row", "operator timing shape_class dtype flavor release mxnet torch numpy")
 
 
 class NoBaselines(Exception):
@@ -41,7 +41,7 @@ def _release_key(release):
 
 
 def collect(config=BASELINES_CONFIG, machine=None, results_dir=None):
-    """(rows, versions): one Row per (operator, timing, shape, dtype, flavor, release) with
+    """(rows, versions): one Row per (operator, timing, shape class, dtype, flavor, release) with
     the three times in seconds (None where not measured); versions: {(flavor, release):
     {"torch": ..., "numpy": ...}} as the environment's matrix recorded them."""
     from mxbench.core import project as project_model
@@ -57,18 +57,18 @@ def collect(config=BASELINES_CONFIG, machine=None, results_dir=None):
         versions[(flavor, release)] = dict(
             (name, recording.params.get(name, "")) for name in COUNTERPARTS)
         _, operator, method = point.benchmark.split(".")
-        shape, dtype, framework = [p.strip("'") for p in point.params]
+        shape_class, dtype, framework = [p.strip("'") for p in point.params]
         value = point.value
         if measured(value) and point.samples:
             # The fastest sample: on a shared machine a neighbour's burst slows
             # one side's samples, not the other's; the minimum is what each can do.
             value = min(point.samples)
-        key = (recording.path, operator, TIMINGS[method], shape, dtype, flavor, release)
+        key = (recording.path, operator, TIMINGS[method], shape_class, dtype, flavor, release)
         times.setdefault(key, {})[framework] = value if measured(value) else None
     rows = [Row(*key[1:], mxnet=by_fw.get("mxnet"), torch=by_fw.get("torch"),
                 numpy=by_fw.get("numpy")) for key, by_fw in times.items()]
     rows.sort(key=lambda r: (r.flavor, _release_key(r.release), r.operator,
-                             list(TIMINGS.values()).index(r.timing), r.shape, r.dtype))
+                             list(TIMINGS.values()).index(r.timing), r.shape_class, r.dtype))
     return rows, versions
 
 
@@ -102,22 +102,22 @@ def summarize(rows, top=10):
     return summary
 
 
-def summarize_shapes(rows):
+def summarize_shape_classes(rows):
     """{(counterpart, timing, shape class): (points, MXNet faster, counterpart faster,
     geometric mean ratio)}."""
     groups = OrderedDict()
-    for row in sorted(rows, key=lambda r: (r.shape, r.timing)):
+    for row in sorted(rows, key=lambda r: (r.shape_class, r.timing)):
         for framework in COUNTERPARTS:
             r = ratio(row, framework)
             if r is not None:
-                groups.setdefault((framework, row.timing, row.shape), []).append(r)
+                groups.setdefault((framework, row.timing, row.shape_class), []).append(r)
     return OrderedDict((key, (len(v), sum(1 for r in v if r < 1), sum(1 for r in v if r > 1),
                               math.exp(sum(math.log(r) for r in v) / len(v))))
                        for key, v in sorted(groups.items()))
 
 
 def _point(row):
-    return "%s %s %s %s" % (row.operator, row.timing, row.shape, row.dtype)
+    return "%s %s %s %s" % (row.operator, row.timing, row.shape_class, row.dtype)
 
 
 def render_text(rows, versions, top=10, markdown=False):
@@ -135,10 +135,10 @@ def render_text(rows, versions, top=10, markdown=False):
                                        "MXNet faster", "counterpart faster",
                                        "geometric mean ratio"], tablefmt=fmt))
     out.write("\n")
-    by_shape = summarize_shapes(rows)
+    by_shape_class = summarize_shape_classes(rows)
     out.write("\n" + heading("By shape class (all flavors and releases; geometric means)"))
     out.write(tabulate([[k[0], k[1], k[2], v[0], v[1], v[2], ratio_text(v[3])]
-                        for k, v in by_shape.items()],
+                        for k, v in by_shape_class.items()],
                        headers=["versus", "timing", "shape", "points", "MXNet faster",
                                 "counterpart faster", "geometric mean ratio"], tablefmt=fmt))
     out.write("\n")
@@ -159,7 +159,7 @@ def render_text(rows, versions, top=10, markdown=False):
 
 def as_records(rows):
     return [OrderedDict([
-        ("operator", r.operator), ("timing", r.timing), ("shape", r.shape), ("dtype", r.dtype),
+        ("operator", r.operator), ("timing", r.timing), ("shape", r.shape_class), ("dtype", r.dtype),
         ("flavor", r.flavor), ("release", r.release), ("mxnet_s", r.mxnet),
         ("torch_s", r.torch), ("numpy_s", r.numpy),
         ("mxnet_over_torch", ratio(r, "torch")), ("mxnet_over_numpy", ratio(r, "numpy"))])

@@ -470,41 +470,43 @@ def lineage_command(project, args):
     return 0
 
 
-def side_points(stores, machine, commit, env_name, release, flavor, variant):
+def side_points(stores, recorded_as, commit, env_name, release, flavor, variant):
     """One side of an A/A or A/B comparison, (points, file): from the first store that has
-    it (experiments/, then the history in results/)."""
+    it (experiments/, then the history in results/). recorded_as: the name in asv's machine
+    slot that the side is stored under (an experiment name, or a machine's)."""
     for store in stores:
-        found = by_name(store.points(machine, commit, env_name))
+        found = by_name(store.points(recorded_as, commit, env_name))
         if found:
-            return found, store.filename(machine, commit, env_name)
-    raise MatrixError("no results for %s %s, variant %s, on machine %s in %s"
-                      % (release, flavor, variant, machine,
+            return found, store.filename(recorded_as, commit, env_name)
+    raise MatrixError("no results for %s %s, variant %s, recorded as %s in %s"
+                      % (release, flavor, variant, recorded_as,
                          " or ".join(os.path.basename(s.results_dir) for s in stores)))
 
 
 def side_command(project, args):
-    """aa / ab: one release, two recordings (machines or variants)."""
+    """aa / ab: one release, two recordings (two experiment names, or two variants)."""
     this_machine = asvtools.machine_name()
-    machine_a, machine_b = args.machine_a or this_machine, args.machine_b or this_machine
+    name_a, name_b = args.machine_a or this_machine, args.machine_b or this_machine
     commit = project.commit(args.release)
     env_a = project.variant_environment(args.flavor, args.variant_a)
     env_b = project.variant_environment(args.flavor, args.variant_b)
-    if (machine_a, env_a) == (machine_b, env_b):
-        raise MatrixError("both sides are %s / %s; give two machines or two variants"
-                          % (machine_a, env_a))
+    if (name_a, env_a) == (name_b, env_b):
+        raise MatrixError("both sides are %s / %s; give two machine names or two variants"
+                          % (name_a, env_a))
     stores = ([project.store] if args.results else
               [project.experiments_store, project.history_store])
     (before, file_a), (after, file_b) = (
-        side_points(stores, machine, commit, env, args.release, args.flavor, variant)
-        for machine, env, variant in ((machine_a, env_a, args.variant_a),
-                                      (machine_b, env_b, args.variant_b)))
+        side_points(stores, name, commit, env, args.release, args.flavor, variant)
+        for name, env, variant in ((name_a, env_a, args.variant_a),
+                                   (name_b, env_b, args.variant_b)))
     changes = compare(before, after, args.factor)
     summary = aa_summary(changes)
-    label = lambda machine, variant: machine + ("" if variant == "default" else "/" + variant)
+    def side_name(name, variant):
+        return name + ("" if variant == "default" else "/" + variant)
     print("%s %s %s, %s vs %s at factor %.2f: %d points, %d flagged, median |log ratio| "
           "%.2f%%, 90th percentile %.2f%%" % (
               {"aa": "A/A", "ab": "A/B"}[args.command], args.release,
-              args.flavor, label(machine_a, args.variant_a), label(machine_b, args.variant_b),
+              args.flavor, side_name(name_a, args.variant_a), side_name(name_b, args.variant_b),
               args.factor,
               summary["points"], summary["flagged"], 100 * summary["median_abs_log_ratio"],
               100 * summary["p90_abs_log_ratio"]))
