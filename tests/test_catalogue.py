@@ -5,8 +5,6 @@ neither covered (by an entry, or by an entry for another name of the same regist
 operator) nor excluded with a reason fails them.
 """
 import ast
-import itertools
-import os
 import subprocess
 import sys
 from pathlib import Path

@@ -55,8 +55,10 @@ def test_cost_lists_where_the_time_went(asv_e2e):
 
 def test_verdicts_follow_asv_compare():
     # Without statistics asv decides on the factor alone.
-    before = {"b(x)": Point(1.0, None, None, "seconds"), "c(x)": Point(1.0, None, None, "s")}
-    after = {"b(x)": Point(1.5, None, None, "seconds"), "c(x)": Point(1.1, None, None, "s")}
+    def points(b, c):
+        return {"b(x)": Point("b(x)", "b", ("x",), b, "seconds"),
+                "c(x)": Point("c(x)", "c", ("x",), c, "s")}
+    before, after = points(1.0, 1.0), points(1.5, 1.1)
     verdicts = {c.name: c.verdict for c in compare(before, after, 1.2)}
     assert verdicts == {"b(x)": "slower", "c(x)": "same"}
     faster = compare(after, before, 1.2)

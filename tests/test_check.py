@@ -1,7 +1,8 @@
 """mxbench.check's benchmark selection (the asv runs are in test_e2e.py)."""
 import re
 
-from mxbench.commands.check import CHECK_BENCH, points_regex
+from mxbench.commands.check import CHECK_BENCH
+from mxbench.core.selection import names_regexes
 
 
 def test_the_default_selection_leaves_out_only_the_roofline_rates():
@@ -15,8 +16,8 @@ def test_the_default_selection_leaves_out_only_the_roofline_rates():
 
 
 def test_the_second_pass_selects_exactly_the_flagged_points():
-    regex = points_regex(["bench_operators.exp.time_forward('small', 'float16', 'cpu')",
-                          "bench_overhead.Process.peakmem_mxnet_imported"])
+    [regex] = names_regexes(["bench_operators.exp.time_forward('small', 'float16', 'cpu')",
+                             "bench_overhead.Process.peakmem_mxnet_imported"])
     assert re.search(regex, "bench_operators.exp.time_forward('small', 'float16', 'cpu')")
     assert re.search(regex, "bench_overhead.Process.peakmem_mxnet_imported")
     assert not re.search(regex, "bench_operators.exp.time_forward('small', 'float32', 'cpu')")

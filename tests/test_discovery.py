@@ -12,7 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITES = [("benchmarks", "results"), ("benchmarks_baselines", "results-baselines")]

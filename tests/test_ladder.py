@@ -1,7 +1,6 @@
 """The release ladder is deterministic, complete, and safe to regenerate."""
 import dataclasses
 import datetime as dt
-import os
 import subprocess
 
 from env_matrix import ladder

@@ -235,8 +235,8 @@ COMMANDS = {
         AS_WRITTEN, check=contains("| 1.6.0 | 1.7.0.post2 | — | flavor cpu-openblas → cpu-mkldnn")),
     "python -m mxbench changes between 1.2.1.post1:cpu-openblas 1.3.1:cpu-openblas": Spec(
         AS_WRITTEN, check=contains("Python 3.7 → 3.11, numpy 1.21.6 → 1.23.5")),
-    "python -m mxbench changes releases -o results/CHANGES.md --chart results/changes.png": Spec(
-        AS_WRITTEN, check=files_written("results/CHANGES.md", "results/changes.png")),
+    "python -m mxbench changes releases -o reports/CHANGES.md --chart reports/changes.png": Spec(
+        AS_WRITTEN, check=files_written("reports/CHANGES.md", "reports/changes.png")),
     # Exporting results and ad-hoc runs
     "python -m mxbench export RESULTS_DIR --format json|csv|markdown [-o FILE]": Spec(
         SYNOPSIS, check=files_written("export.md"),

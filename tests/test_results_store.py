@@ -55,6 +55,37 @@ def test_a_good_file_reads(store):
     assert store.problems() == []
 
 
+def test_points_are_what_asv_reads_from_the_file(store):
+    """Store.points unrolls a file as asv itself does (asv.results, asv compare's unroll)."""
+    from asv.commands.compare import unroll_result
+    from asv.results import Results
+    path = the_file(store)
+    loaded = Results.load(path)
+    expected = {}
+    for key in loaded.get_all_result_keys():
+        params = loaded.get_result_params(key)
+        for name, value, stats, samples in unroll_result(
+                key, params, loaded.get_result_value(key, params),
+                loaded.get_result_stats(key, params), loaded.get_result_samples(key, params)):
+            expected[name] = (value, stats, samples, loaded.benchmark_version[key],
+                              loaded.duration.get(key))
+    points = store.points()
+    assert len(points) == len(expected) > 100
+    for p in points:
+        assert (p.value, p.stats, p.samples, p.version, p.duration) == expected[p.name] or (
+            math.isnan(p.value) and math.isnan(expected[p.name][0]))
+        assert p.recording.path == path and p.recording.commit == loaded.commit_hash
+    info = store.benchmark_info()
+    assert all(p.unit == info[p.benchmark].get("unit") for p in points if p.benchmark in info)
+    [recording] = store.recordings()
+    assert recording.env_name == loaded.env_name and recording.durations == {
+        k: v for k, v in loaded.duration.items() if k.startswith("<")}
+    one = store.points(recording.machine, recording.commit, recording.env_name,
+                       r"^bench_operators\.dot\.time_forward$")
+    assert one and all(p.benchmark == "bench_operators.dot.time_forward" for p in one)
+    assert store.points(recording.machine, "0" * 40, recording.env_name) == []
+
+
 @pytest.mark.parametrize("damage, problem", [
     (lambda text: "", "is empty"),
     (lambda text: text[:len(text) // 2], "is not valid JSON"),

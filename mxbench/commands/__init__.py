@@ -1,0 +1,1 @@
+"""The commands that run asv or act on the results: setup, run, check, compare, find, merge, ci-matrix."""

@@ -1,17 +1,9 @@
-"""A check for a change: asv continuous BASE HEAD, then a second pass over what regressed.
+"""`mxbench check BASE HEAD`: asv continuous, then a second pass over what regressed.
 
-    python -m mxbench check BASE HEAD [--flavor F] [--variant V] [--factor X] [-b REGEX]
-
-Exit codes are asv continuous's: 0 no significant slow-down beyond the factor, 1 a
-regression, 2 a benchmark failed; and 2, no verdict, when no point was measured on both
-releases (a -b that selects nothing: asv itself would exit 1 as if something regressed).
-
-The first pass runs the selected benchmarks on both releases (asv interleaves their
-rounds); every parameter point it flags as slower is measured again on both, and only a
-slow-down flagged in that second pass too fails the check. A real change shows up twice; a
-noisy moment of a shared machine (the A/A figures in docs/measurement.md) rarely hits the
-same point twice. Results go to .asv/check-results, not results/. The defaults (variant,
-factor, benchmarks) are the ones the A/A and sensitivity figures there justify.
+Every point the first pass flags is measured again on both releases, and only a slow-down
+flagged twice fails the check. Results go to .asv/check-results, not results/. Exit codes
+are asv continuous's (0 no slow-down beyond the factor, 1 a regression, 2 a failure), and 2
+when no point was measured on both releases. The defaults and their figures: docs/check.md.
 """
 import os
 import re
@@ -20,12 +12,12 @@ from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import selection as point_selection
 from mxbench.core.formatting import positive_factor
-from mxbench.core.results import Store
+from mxbench.core.results import Store, by_name
 
 # The gating check's defaults (docs/check.md): the variant whose A/A pairs are quietest;
-# the factor at which no slow-down of either low-noise A/A pair was flagged in both passes
-# (at 1.2 two were, at 1.26x and 1.29x); every benchmark but the roofline rates (GB/s,
-# GFLOP/s: higher is better, which asv continuous would call a regression).
+# the factor at which no slow-down of either low-noise A/A pair was flagged in both passes;
+# every benchmark but the roofline rates (GB/s, GFLOP/s: higher is better, which asv
+# continuous would call a regression) and the model benchmarks.
 CHECK_VARIANT = "low-noise"
 CHECK_FACTOR = 1.3
 CHECK_BENCH = r"^(?!bench_roofline\.|bench_models\.)"
@@ -76,13 +68,8 @@ def forget_results(store, machine, commits, env_name):
 def compared_points(store, machine, base, head, env_name, factor):
     """asv compare's verdict for every point measured on both sides."""
     from mxbench.reports.changes import compare
-    before, after = (store.points(machine, c, env_name) for c in (base, head))
+    before, after = (by_name(store.points(machine, c, env_name)) for c in (base, head))
     return compare(before, after, factor)
-
-
-def points_regex(names):
-    """asv -b for exactly these points (asv matches 'name(param, ...)', or 'name')."""
-    return "^(%s)$" % "|".join(re.escape(n) for n in names)
 
 
 def check_regexes(project, flavor, selection, bench):
@@ -135,7 +122,7 @@ def run_check(project, base_release, head_release, flavor, variant, factor, benc
     if code == 1 and confirm and regressed:
         print("second pass: measuring again the %d flagged point(s): %s"
               % (len(regressed), ", ".join(regressed)), flush=True)
-        code = continuous([points_regex(regressed)])
+        code = continuous(point_selection.names_regexes(regressed))
         if code == 0:
             print("not confirmed: the second pass flags none of them", flush=True)
     verdict = {0: "no significant slow-down beyond %.2fx (%d points compared)"

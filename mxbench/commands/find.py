@@ -1,30 +1,20 @@
-"""Bisect a performance change along the release ladder for one flavor.
+"""`mxbench find GOOD..BAD BENCHMARK`: bisect a performance change along the release ladder.
 
-    python -m mxbench find GOOD..BAD BENCHMARK --flavor F [--invert] [--factor X]
-
-asv find walks every commit of a range in its first environment; on this ladder many
-releases have no build for a given flavor (mxnet-native exists for 1.7.0 and 1.8.0.post0
-only), and asv find then either compares against skipped (NaN) results or stops with "Too
-many commits failed". Here the range GOOD..BAD holds both named releases (the first one is
-where the user says things were still good) narrowed to those with a build for the flavor,
-and is bisected with asv find's rule (follow the half with the larger step), where a step
-is the largest move of any one parameter point (a geometric mean over points hides the one
-that moved). Each probe is a real `asv run` of that one benchmark in that flavor's
-environment, recorded in results/ (probes already there are reused, so it resumes). The
-verdict is asv compare's rule on the final pair: which points moved, by how much, and
-whether any step is significant at all.
-
-Exit codes: 0 a significant step found, 1 no significant step in the range, 2 no verdict
-(unknown benchmark or release, or a probe with nothing measured).
+The range is narrowed to the releases with a build for the flavor and bisected with asv
+find's rule (follow the half with the larger step, a step being the largest move of one
+parameter point); each probe is an `asv run` of that one benchmark recorded in results/,
+and the verdict is asv compare's rule on the final pair. Exit codes: 0 a significant step
+found, 1 none in the range, 2 no verdict. How to read it: docs/history.md.
 """
 import difflib
 import math
+import re
 
 from env_matrix.matrix import MatrixError
 
 from mxbench.asvrun import runner as asvtools
-from mxbench.core.formatting import positive_factor
-from mxbench.core.results import measured
+from mxbench.core.formatting import change_text, positive_factor
+from mxbench.core.results import by_name, measured
 
 FOUND, NOT_FOUND, NO_VERDICT = 0, 1, 2
 
@@ -81,22 +71,28 @@ class Bisection(object):
                 self.benchmark, "; did you mean: %s" % ", ".join(close) if close else
                 " (python -m mxbench export results --benchmark REGEX lists recorded ones)"))
 
-    def recorded(self, release):
-        return self.store.benchmark_values(self.machine, self.project.commit(release),
-                                           self.env_name, self.benchmark)
+    def recorded_points(self, release):
+        """{point name: Point} of the benchmark recorded at `release` ({} where none)."""
+        return by_name(self.store.points(self.machine, self.project.commit(release),
+                                         self.env_name, "^%s$" % re.escape(self.benchmark)))
+
+    def recorded_values(self, release):
+        """[value per parameter point] of the benchmark at `release`, or None where none
+        is recorded."""
+        return [p.value for p in self.recorded_points(release).values()] or None
 
     def measure(self, release):
         """The benchmark's values per parameter point at `release` (recorded or measured)."""
         if release in self.values:
             return self.values[release]
-        values = self.recorded(release)
+        values = self.recorded_values(release)
         if values is None or not any(measured(v) for v in values):
             commit = self.project.commit(release)
             asvtools.ensure_machine(self.machine)
             asvtools.record(self.project, self.machine, [commit],
                             ["%s^!" % commit, "-E", self.env_name, "--record-samples",
                              "-b", "^%s(\\(|$)" % self.benchmark.replace(".", "\\.")])
-            values = self.recorded(release)
+            values = self.recorded_values(release)
         if values is None or not any(measured(v) for v in values):
             raise MatrixError("no verdict: %s has no measured point at %s (%s, machine %s): "
                               "it is not in that release's suite, or it failed or skipped there"
@@ -142,10 +138,7 @@ class Bisection(object):
         wanted = "faster" if self.invert else "slower"
         self.measure(before)
         self.measure(after)
-        points = [self.store.points(self.machine, self.project.commit(r), self.env_name)
-                  for r in (before, after)]
-        mine = [dict((k, v) for k, v in p.items() if k.startswith(self.benchmark + "(")
-                     or k == self.benchmark) for p in points]
+        mine = [self.recorded_points(r) for r in (before, after)]
         moved = [c for c in compare(mine[0], mine[1], self.factor) if c.verdict == wanted]
         kind = "improvement" if self.invert else "regression"
         if not moved:
@@ -156,7 +149,7 @@ class Bisection(object):
         print("Greatest %s found: %s (%s -> %s); points %s significantly beyond %.2fx:"
               % (kind, after, before, after, wanted, self.factor))
         for c in sorted(moved, key=lambda c: c.ratio, reverse=not self.invert):
-            print("  %s  %.4g -> %.4g  (%.2fx)" % (c.name, c.before, c.after, c.ratio))
+            print("  %s  %s" % (c.name, change_text(c.before, c.after, c.unit)))
         return FOUND
 
 

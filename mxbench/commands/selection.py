@@ -30,7 +30,7 @@ def cmd_slow_medium(args):
     project = args.project
     machine = args.machine or asvtools.machine_name()
     commit, env_name = project.commit(args.release), project.environment(args.flavor)
-    if project.store.result(machine, commit, env_name) is None:
+    if not project.store.has(machine, commit, env_name):
         raise UserError("no result of %s %s on machine %s in %s"
                         % (args.release, args.flavor, machine, project.store.results_dir))
     table = selection.slow_medium(project.store, machine, commit, env_name, args.over_ms)

@@ -22,6 +22,37 @@ def human_value(value, unit):
     return "%.3g%s" % (value / factor, name)
 
 
+def seconds_text(value):
+    """A time in seconds for reading ('' where there is none): 5.18e-05 -> '51.8us'."""
+    return human_value(value, "seconds")
+
+
+def milliseconds_text(value):
+    """A time in seconds as milliseconds, two decimals, for columns headed 'ms'."""
+    return "" if value is None else "%.2f" % (value * 1e3)
+
+
+def quotient(a, b):
+    """a / b, or None where either is missing or b is not above 0."""
+    if a is None or b is None or not b > 0:
+        return None
+    return a / b
+
+
+def ratio_text(ratio):
+    """Two decimals, or two significant digits below 0.1 (a 200x speed-up is not '0.00');
+    '' where there is no ratio."""
+    if ratio is None:
+        return ""
+    return "%.2f" % ratio if ratio >= 0.1 else "%.2g" % ratio
+
+
+def change_text(before, after, unit):
+    """A move of one point: '51.8us -> 60.1us (1.16x)'."""
+    return "%s -> %s (%sx)" % (human_value(before, unit), human_value(after, unit),
+                               ratio_text(quotient(after, before)))
+
+
 def positive_factor(text):
     """--factor: a ratio above 1 (1.3 = 30 % slower)."""
     try:

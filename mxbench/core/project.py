@@ -1,4 +1,4 @@
-"""The model of this suite's asv project: one config, loaded once, and what follows from it.
+"""This suite's asv project as one object: one config, loaded once, and what follows from it.
 
     project = Project.load("asv.conf.json")
     project.environment("cpu-openblas")          # asv environment name of a flavor

@@ -1,23 +1,15 @@
-"""The results store: the only reader and writer of asv result files in this project.
+"""The results store: the only reader and writer of asv result files, and the one place
+asv results become points (`Store.points`).
 
-asv 0.6 keeps one JSON file per (machine, commit, environment) under
-`<results_dir>/<machine>/`, plus `<machine>/machine.json` and `benchmarks.json`. asv
-itself rewrites a file in place, trusts whatever it reads, and records a failed install as
-`null` over earlier values. Here:
-
-- every file is validated before anyone uses it (JSON, the fields and types asv 0.6 writes,
-  one value per parameter point); a bad file is a `ResultFileError` that names it, and the
-  commands that depend on it say so and exit non-zero;
-- writes are atomic (a temporary file beside the target, then a rename);
-- `merge_result_file` folds a new run into the recorded file without ever replacing a
-  measured point by a failure or a skip of the same benchmark version.
-
-Runs write into a staging directory (see mxbench.runner), which is merged in here.
+Every file is validated before use (a bad one is a `ResultFileError` naming it), writes are
+atomic, and a new run is folded into the record without a failure or a skip ever replacing
+a measured point (`merge_result_file`). Why and how: docs/results-store.md.
 """
 import itertools
 import json
 import math
 import os
+import re
 import shutil
 from collections import namedtuple
 
@@ -38,7 +30,19 @@ HOST_FIELDS = ("arch", "cpu", "num_cpu")
 # would split one machine's history into one line per boot on the site.
 BOOT_FIELDS = ("os", "ram")
 
-Point = namedtuple("Point", "value stats samples unit")
+# One result file: where and when it was recorded; params: asv's environment description
+# (machine, python, the matrix's packages ...); durations: the seconds that belong to no
+# benchmark ('<build>', '<setup_cache ...>').
+Recording = namedtuple("Recording", "machine commit env_name date params durations path")
+# One parameter point of a recording. name: asv's 'benchmark(param, ...)' (the benchmark's
+# name alone without parameters); params: the values as asv writes them (repr strings);
+# value: the result (None: failed, NaN: skipped); stats: asv's dict (ci_99_a, ci_99_b, q_25,
+# q_75, number, repeat) or None; samples: a list or None; version, started_at and duration
+# (seconds, all its points) are the benchmark's.
+Point = namedtuple("Point", "name benchmark params value unit stats samples version "
+                            "started_at duration recording",
+                   defaults=(None, None, None, None, None, None))
+STATS = ("ci_99_a", "ci_99_b", "q_25", "q_75", "number", "repeat")  # stats_<name> columns
 
 
 class ResultFileError(ValueError):
@@ -283,6 +287,35 @@ def row_points(params):
     return list(itertools.product(*(params or [])))
 
 
+def point_name(benchmark, params):
+    """asv's name of a parameter point: 'bench(p1, p2)'; the benchmark's name without any."""
+    return "%s(%s)" % (benchmark, ", ".join(params)) if params else benchmark
+
+
+def _point_stats(row, n):
+    """Per point, asv's stats dict of the row as asv.results loads it: None where no stats
+    column is recorded, else the point's recorded ones."""
+    columns = [(k, row["stats_" + k]) for k in STATS if row.get("stats_" + k) is not None]
+    if not columns:
+        return [None] * n
+    return [dict((k, v[i]) for k, v in columns if v[i] is not None) for i in range(n)]
+
+
+def _unroll(recording, benchmark, row, unit):
+    """The Points of one benchmark's row (a dict of its columns)."""
+    combos = row_points(row.get("params"))
+    n = len(combos)
+    values, samples = row.get("result") or [None] * n, row.get("samples") or [None] * n
+    return [Point(point_name(benchmark, combo), benchmark, combo, value, unit, stats, sample,
+                  row.get("version"), row.get("started_at"), row.get("duration"), recording)
+            for combo, value, stats, sample in zip(combos, values, _point_stats(row, n), samples)]
+
+
+def by_name(points):
+    """{point name: Point} of the points of one recording."""
+    return dict((p.name, p) for p in points)
+
+
 def merge_result_data(old, new):
     """A result file's data: `new` (a later run of the same commit and environment) folded
     into `old` by merge_rows; benchmarks only one side has are kept."""
@@ -320,6 +353,7 @@ class Store(object):
 
     def __init__(self, results_dir):
         self.results_dir = os.path.abspath(str(results_dir))
+        self._info = None  # (benchmarks.json's mtime and size, its contents)
 
     def __repr__(self):
         return "Store(%r)" % self.results_dir
@@ -388,57 +422,62 @@ class Store(object):
         return read_machine_file(path) if os.path.exists(path) else None
 
     def benchmark_info(self):
-        """benchmarks.json ({} when absent): units and parameter names."""
+        """benchmarks.json ({} when absent): units and parameter names (read again only
+        when the file changed)."""
         path = os.path.join(self.results_dir, BENCHMARKS_FILE)
-        return read_benchmarks_file(path) if os.path.exists(path) else {}
-
-    def result(self, machine, commit, env_name):
-        """asv's Results for one file (validated first), or None where nothing is recorded."""
-        from asv.results import Results
-        path = self.filename(machine, commit, env_name)
         if not os.path.exists(path):
-            return None
-        read_result_file(path)
-        return Results.load(path)
-
-    def results(self, machine=None):
-        """asv Results of every file of `machine` (or all), each validated first."""
-        from asv.results import Results
-        out = []
-        for path in self.files(machine):
-            read_result_file(path)
-            out.append(Results.load(path))
-        return out
+            return {}
+        stat = os.stat(path)
+        key = (stat.st_mtime_ns, stat.st_size)
+        if self._info is None or self._info[0] != key:
+            self._info = (key, read_benchmarks_file(path))
+        return self._info[1]
 
     def has(self, machine, commit, env_name):
         """Is a result file recorded for (machine, commit, environment)?"""
         return os.path.exists(self.filename(machine, commit, env_name))
 
-    def points(self, machine, commit, env_name, info=None):
-        """{'bench(params)': Point} of one machine, commit and environment ({} if none)."""
-        from asv.commands.compare import unroll_result
-        result = self.result(machine, commit, env_name)
-        if result is None:
-            return {}
-        info = self.benchmark_info() if info is None else info
-        out = {}
-        for key in result.get_all_result_keys():
-            params = result.get_result_params(key)
-            unit = info.get(key, {}).get("unit")
-            for name, value, stats, samples in unroll_result(
-                    key, params, result.get_result_value(key, params),
-                    result.get_result_stats(key, params), result.get_result_samples(key, params)):
-                out[name] = Point(value, stats, samples, unit)
-        return out
+    def recordings(self, machine=None, commit=None, env_name=None):
+        """A Recording of each result file of `machine`, `commit` and `env_name` (each: any
+        when None), validated first; in (machine, date, commit, environment) order."""
+        return [recording for recording, _ in self._read(machine, commit, env_name)]
 
-    def benchmark_values(self, machine, commit, env_name, benchmark):
-        """[value per parameter point] of one benchmark, or None where it is not recorded."""
-        result = self.result(machine, commit, env_name)
-        if result is None or benchmark not in result.get_all_result_keys():
-            return None
-        params = result.get_result_params(benchmark)
-        value = result.get_result_value(benchmark, params)
-        return value if isinstance(value, list) else [value]
+    def _read(self, machine, commit, env_name):
+        """[(Recording, its file's data)] for recordings() and points()."""
+        if machine and commit and env_name:
+            path = self.filename(machine, commit, env_name)
+            paths = [path] if os.path.exists(path) else []
+        else:
+            paths = [p for p in self.files(machine)
+                     if not commit or os.path.basename(p).startswith(commit[:8])]
+        found = []
+        for path in paths:
+            data = read_result_file(path)
+            if commit and not data["commit_hash"].startswith(commit):
+                continue
+            if env_name and data["env_name"] != env_name:
+                continue
+            found.append((Recording(data["params"]["machine"], data["commit_hash"],
+                                    data["env_name"], data.get("date"), data["params"],
+                                    data.get("durations", {}), path), data))
+        found.sort(key=lambda rd: (rd[0].machine, rd[0].date or 0, rd[0].commit, rd[0].env_name))
+        return found
+
+    def points(self, machine=None, commit=None, env_name=None, benchmarks=None):
+        """Every parameter point (Point) of the result files that recordings() selects whose
+        benchmark name the regex `benchmarks` matches (re.search; all when None): the one
+        place in the project where asv results become points. Per file, benchmarks in name
+        order, each one's points in asv's order (the product of its parameter values)."""
+        info = self.benchmark_info()
+        out = []
+        for recording, data in self._read(machine, commit, env_name):
+            columns = data["result_columns"]
+            for benchmark in sorted(data["results"]):
+                if benchmarks and not re.search(benchmarks, benchmark):
+                    continue
+                row = dict(zip(columns, data["results"][benchmark]))
+                out += _unroll(recording, benchmark, row, info.get(benchmark, {}).get("unit"))
+        return out
 
     def stale_temporaries(self):
         """Temporary files an atomic write left behind when its process was killed."""

@@ -1,36 +1,16 @@
-"""Short and long selections of the suite's parameter points (asv -b regexes).
+"""Short and long selections of the suite's parameter points, as asv -b regexes.
 
-    long   every parameter point of every benchmark (the full grid), on demand
-    short  every operator, a few points each: what `make bench`, `make history` and
-           `mxbench check` run (within 10 minutes a release and flavor here)
-
-The short points of a parameterized class follow one rule over its parameter axes, so every
-catalogue entry (and every future one) gets them without being listed:
-
-    shape   'medium' when the class has it (a real kernel, the quietest A/A figures), else
-            its first shape
-    device  every device the run's flavors have (a CPU flavor's GPU points only skip)
-    other   the first value (the first dtype, the first Gluon mode, ...)
-
-A class may declare its own: `short_params = {"mode": [...], ...}` replaces the rule's
-values on the axes it names, `short = False` leaves the class out of the short selection,
-and `short_methods = ("time_forward", ...)` leaves its other methods out of it. A class
-without parameters is short as a whole. The device rule applies to the
-long selection too: a GPU point on a CPU flavor is recorded as a skip (NaN) either way.
-Declared so far: the first-call memory classes are long-only; a numpy-interface entry paired
-with an mx.nd entry is short by its forward only; an entry whose medium call takes 50 ms or
-more is short on `small` (catalogue.SLOW_MEDIUM_MS, from `slow-medium` below).
-
-Selecting points (asv's -b matches `name(param, ...)`) leaves the benchmark classes and
-their `params` as they are, so a short run and a long run of the same release write the
-same benchmark versions and parameter grids: a short run's unselected points are NaN, like
-skips, and the results store keeps the points a long run measured (results.merge_rows).
+long is every point of every benchmark; short is every benchmark at a few points, chosen by
+one rule over a class's parameter axes that a class may override (`short_params`, `short`,
+`short_methods`). Both leave the benchmarks' parameter grids as they are, so both write the
+same benchmark versions. The rule and the declared exceptions: docs/measurement.md.
 """
 import importlib
 import inspect
-import itertools
 import pkgutil
 import re
+
+from mxbench.core import results
 
 SELECTIONS = ("short", "long")
 DEFAULT_SELECTION = "short"
@@ -57,8 +37,7 @@ class Benchmark(object):
     def points(self, values=None):
         """The parameter points (tuples of repr strings), all or those within `values`
         (one list of allowed repr strings per axis)."""
-        axes = values if values is not None else self.params
-        return list(itertools.product(*axes))
+        return results.row_points(values if values is not None else self.params)
 
 
 def discover(package="benchmarks"):
@@ -129,7 +108,7 @@ def selected_points(benchmark, selection, devices=None):
 
 
 def point_name(benchmark, point):
-    return "%s(%s)" % (benchmark.name, ", ".join(point)) if point else benchmark.name
+    return results.point_name(benchmark.name, point)
 
 
 def _alternation(names):
@@ -162,21 +141,10 @@ def count_points(benchmarks, selection, devices=None):
     return sum(len(selected_points(b, selection, devices)) for b in benchmarks)
 
 
-def recorded(store, machine, commit, env_name):
-    """{point name: measured value} of one result file, only the rows whose benchmark
-    version is known (so a version bump is measured again)."""
-    from asv.commands.compare import unroll_result
-    from mxbench.core.results import measured
-    result = store.result(machine, commit, env_name)
-    if result is None:
-        return {}, {}
-    out = {}
-    for key in result.get_all_result_keys():
-        params = result.get_result_params(key)
-        for name, value in unroll_result(key, params, result.get_result_value(key, params)):
-            if measured(value):
-                out[name] = value
-    return out, dict(result.benchmark_version)
+def measured_points(store, machine, commit, env_name):
+    """{point name: benchmark version} of the points measured in one result file."""
+    return dict((p.name, p.version) for p in store.points(machine, commit, env_name)
+                if results.measured(p.value))
 
 
 def to_measure(benchmarks, selection, devices, store, machine, commit, env_names, rerun=False):
@@ -188,13 +156,13 @@ def to_measure(benchmarks, selection, devices, store, machine, commit, env_names
               for p in selected_points(b, selection, devices)]
     if rerun:
         return [name for _, name in wanted]
-    files = [recorded(store, machine, commit, env) for env in env_names]
+    files = [measured_points(store, machine, commit, env) for env in env_names]
     missing = []
     for benchmark, name in wanted:
-        for values, versions in files:
+        for versions in files:
             stale = (benchmark.version is not None
-                     and versions.get(benchmark.name) != str(benchmark.version))
-            if stale or name not in values:
+                     and versions.get(name) != str(benchmark.version))
+            if stale or name not in versions:
                 missing.append(name)
                 break
     return missing
@@ -215,8 +183,7 @@ def slow_medium(store, machine, commit, env_name, over_ms=SLOW_MEDIUM_OVER_MS):
     medium point (first dtype, cpu), forward or forward+backward, is recorded at `over_ms` or
     more in one result file: the slower of the two, rounded down to the millisecond."""
     from benchmarks.catalogue import OPERATORS
-    from mxbench.core.results import measured
-    points = store.points(machine, commit, env_name)
+    points = results.by_name(store.points(machine, commit, env_name))
     out = {}
     for op in OPERATORS:
         if "small" not in op.cases or "medium" not in op.cases:
@@ -225,7 +192,7 @@ def slow_medium(store, machine, commit, env_name, over_ms=SLOW_MEDIUM_OVER_MS):
                  ("bench_operators.%s.%s('medium', %r, 'cpu')" % (op.class_name, method,
                                                                   op.dtypes[0])
                   for method in ("time_forward", "time_forward_backward"))
-                 if name in points and measured(points[name].value)]
+                 if name in points and results.measured(points[name].value)]
         if times and max(times) * 1e3 >= over_ms:
             out[op.class_name] = int(max(times) * 1e3)
     return out

@@ -1,10 +1,7 @@
 """Summary statistics of timing samples, and what can be said from asv's own summary.
 
-Percentiles use numpy's default linear interpolation, which is the definition asv itself
-uses (asv_runner.statistics.quantile): p50 of recorded samples equals asv's `result`, and
-q25/q75 equal asv's stored stats_q_25/stats_q_75 (which asv truncates to a few digits).
-
-Imported by the ad-hoc runner too, which runs in whatever Python has mxnet: numpy only,
+Percentiles use asv's own definition (numpy's linear interpolation), so p50 of the samples
+is asv's `result`. Imported by the ad-hoc runner inside MXNet environments too: numpy only,
 Python 3.7 syntax.
 """
 import math

@@ -1,0 +1,1 @@
+"""Reports: recorded points in, tables, text and pages out (changes, export, cost, coverage, models, baselines)."""

@@ -1,22 +1,12 @@
-"""python -m mxbench baselines: MXNet against PyTorch and NumPy on the same inputs.
+"""The baselines report: MXNet against PyTorch and NumPy timed in one process on the same inputs.
 
-Reads the baseline results (asv.baselines.conf.json's results_dir: bench_baselines, where
-MXNet, torch and NumPy were timed in the same process on the same arrays) through the
-results store and reports, per operator, timing (forward, forward+backward) and shape class,
-the ratio MXNet time / counterpart time for each flavor and release recorded (above 1: MXNet
-is slower), how many points each side is faster, and the largest gaps both ways. Each time is
-the fastest recorded sample of its point (asv's samples; its median where none are kept).
-
-    python -m mxbench baselines                          # summary + largest gaps (text)
-    python -m mxbench baselines --format markdown        # the same as Markdown
-    python -m mxbench baselines --format csv -o ratios.csv   # every point, for charts
-    python -m mxbench baselines --format json -o ratios.json
-
-Exit status: 0; 2 when a results file cannot be used or nothing is recorded.
+From the bench_baselines results (asv.baselines.conf.json): per point, the ratio MXNet time /
+counterpart time (above 1: MXNet is slower), each time the fastest recorded sample; summed up
+per flavor, release and shape class, with the largest gaps both ways, as text, Markdown, CSV,
+JSON or the site's page. What it measures and shows: docs/baselines.md.
 """
 import csv
 import io
-import itertools
 import json
 import math
 import os
@@ -27,14 +17,15 @@ from tabulate import tabulate
 
 from mxbench.asvrun import runner as asvtools
 from mxbench.core.errors import UserError
+from mxbench.core.formatting import quotient, ratio_text, seconds_text
 from mxbench.core.results import measured
 
 BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
-MODULE = "bench_baselines."
 TIMINGS = OrderedDict([("time_forward", "forward"), ("time_forward_backward", "forward+backward")])
+TIMED_BENCHMARKS = r"^bench_baselines\.[^.]+\.(%s)$" % "|".join(TIMINGS)
 COUNTERPARTS = ("torch", "numpy")
 
-Row = namedtuple("Row", "operator timing shape dtype flavor release mxnet torch numpy")
+Row = namedtuple("Row", "operator timing shape_class dtype flavor release mxnet torch numpy")
 
 
 def _release_key(release):
@@ -46,7 +37,7 @@ def _release_key(release):
 
 
 def collect(config=BASELINES_CONFIG, machine=None, results_dir=None):
-    """(rows, versions): one Row per (operator, timing, shape, dtype, flavor, release) with
+    """(rows, versions): one Row per (operator, timing, shape class, dtype, flavor, release) with
     the three times in seconds (None where not measured); versions: {(flavor, release):
     {"torch": ..., "numpy": ...}} as the environment's matrix recorded them."""
     from mxbench.core import project as project_model
@@ -54,42 +45,32 @@ def collect(config=BASELINES_CONFIG, machine=None, results_dir=None):
     store = project.store
     store.require_valid(machine)
     flavors = dict((e.name, e.flavor) for e in project.environments)
-    rows, versions = [], {}
-    for result in store.results(machine):
-        release = project.release_of(result.commit_hash) or result.commit_hash[:8]
-        flavor = flavors.get(result.env_name, result.env_name)
+    times, versions = OrderedDict(), {}
+    for point in store.points(machine, benchmarks=TIMED_BENCHMARKS):
+        recording = point.recording
+        release = project.release_of(recording.commit) or recording.commit[:8]
+        flavor = flavors.get(recording.env_name, recording.env_name)
         versions[(flavor, release)] = dict(
-            (name, result.params.get(name, "")) for name in ("torch", "numpy"))
-        for key in result.get_all_result_keys():
-            if not key.startswith(MODULE) or key.rsplit(".", 1)[-1] not in TIMINGS:
-                continue
-            _, operator, method = key.split(".")
-            params = result.get_result_params(key)
-            values = result.get_result_value(key, params)
-            samples = result.get_result_samples(key, params) or [None] * len(values)
-            times = {}
-            for point, value, sample in zip(itertools.product(*params), values, samples):
-                shape, dtype, framework = [p.strip("'") for p in point]
-                if measured(value) and sample:
-                    # The fastest sample: on a shared machine a neighbour's burst slows
-                    # one side's samples, not the other's; the minimum is what each can do.
-                    value = min(sample)
-                times.setdefault((shape, dtype), {})[framework] = (
-                    value if measured(value) else None)
-            for (shape, dtype), by_fw in times.items():
-                rows.append(Row(operator, TIMINGS[method], shape, dtype, flavor, release,
-                                by_fw.get("mxnet"), by_fw.get("torch"), by_fw.get("numpy")))
+            (name, recording.params.get(name, "")) for name in COUNTERPARTS)
+        _, operator, method = point.benchmark.split(".")
+        shape_class, dtype, framework = [p.strip("'") for p in point.params]
+        value = point.value
+        if measured(value) and point.samples:
+            # The fastest sample: on a shared machine a neighbour's burst slows
+            # one side's samples, not the other's; the minimum is what each can do.
+            value = min(point.samples)
+        key = (recording.path, operator, TIMINGS[method], shape_class, dtype, flavor, release)
+        times.setdefault(key, {})[framework] = value if measured(value) else None
+    rows = [Row(*key[1:], mxnet=by_fw.get("mxnet"), torch=by_fw.get("torch"),
+                numpy=by_fw.get("numpy")) for key, by_fw in times.items()]
     rows.sort(key=lambda r: (r.flavor, _release_key(r.release), r.operator,
-                             list(TIMINGS.values()).index(r.timing), r.shape, r.dtype))
+                             list(TIMINGS.values()).index(r.timing), r.shape_class, r.dtype))
     return rows, versions
 
 
 def ratio(row, framework):
     """MXNet time / the counterpart's (above 1: MXNet is slower), or None."""
-    other = getattr(row, framework)
-    if row.mxnet is None or other is None or other <= 0:
-        return None
-    return row.mxnet / other
+    return quotient(row.mxnet, getattr(row, framework))
 
 
 def summarize(rows, top=10):
@@ -117,35 +98,22 @@ def summarize(rows, top=10):
     return summary
 
 
-def summarize_shapes(rows):
+def summarize_shape_classes(rows):
     """{(counterpart, timing, shape class): (points, MXNet faster, counterpart faster,
     geometric mean ratio)}."""
     groups = OrderedDict()
-    for row in sorted(rows, key=lambda r: (r.shape, r.timing)):
+    for row in sorted(rows, key=lambda r: (r.shape_class, r.timing)):
         for framework in COUNTERPARTS:
             r = ratio(row, framework)
             if r is not None:
-                groups.setdefault((framework, row.timing, row.shape), []).append(r)
+                groups.setdefault((framework, row.timing, row.shape_class), []).append(r)
     return OrderedDict((key, (len(v), sum(1 for r in v if r < 1), sum(1 for r in v if r > 1),
                               math.exp(sum(math.log(r) for r in v) / len(v))))
                        for key, v in sorted(groups.items()))
 
 
 def _point(row):
-    return "%s %s %s %s" % (row.operator, row.timing, row.shape, row.dtype)
-
-
-def _seconds(value):
-    if value is None:
-        return ""
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if value >= scale:
-            return "%.3g %s" % (value / scale, unit)
-    return "%.3g ns" % (value / 1e-9)
-
-
-def _ratio_text(value):
-    return "" if value is None else "%.2f" % value
+    return "%s %s %s %s" % (row.operator, row.timing, row.shape_class, row.dtype)
 
 
 def render_text(rows, versions, top=10, markdown=False):
@@ -157,16 +125,16 @@ def render_text(rows, versions, top=10, markdown=False):
                       "same inputs, same thread count"))
     table = [[s["flavor"], s["release"], "%s %s" % (s["versus"], versions.get(
         (s["flavor"], s["release"]), {}).get(s["versus"], "")), s["timing"], s["points"],
-        s["mxnet_faster"], s["counterpart_faster"], "%.2f" % s["geomean_ratio"]]
+        s["mxnet_faster"], s["counterpart_faster"], ratio_text(s["geomean_ratio"])]
         for s in summary]
     out.write(tabulate(table, headers=["flavor", "release", "versus", "timing", "points",
                                        "MXNet faster", "counterpart faster",
                                        "geometric mean ratio"], tablefmt=fmt))
     out.write("\n")
-    by_shape = summarize_shapes(rows)
+    by_shape_class = summarize_shape_classes(rows)
     out.write("\n" + heading("By shape class (all flavors and releases; geometric means)"))
-    out.write(tabulate([[k[0], k[1], k[2], v[0], v[1], v[2], "%.2f" % v[3]]
-                        for k, v in by_shape.items()],
+    out.write(tabulate([[k[0], k[1], k[2], v[0], v[1], v[2], ratio_text(v[3])]
+                        for k, v in by_shape_class.items()],
                        headers=["versus", "timing", "shape", "points", "MXNet faster",
                                 "counterpart faster", "geometric mean ratio"], tablefmt=fmt))
     out.write("\n")
@@ -177,8 +145,8 @@ def render_text(rows, versions, top=10, markdown=False):
                 continue
             out.write("\n" + heading("%s %s (%s %s, %s): largest gaps" % (
                 title, s["versus"], s["flavor"], s["release"], s["timing"])))
-            table = [[_point(row), _seconds(row.mxnet), _seconds(getattr(row, s["versus"])),
-                      "%.2f" % r] for r, row in s[key]]
+            table = [[_point(row), seconds_text(row.mxnet), seconds_text(getattr(row, s["versus"])),
+                      ratio_text(r)] for r, row in s[key]]
             out.write(tabulate(table, headers=["operator timing shape dtype", "MXNet",
                                                s["versus"], "ratio"], tablefmt=fmt))
             out.write("\n")
@@ -187,7 +155,7 @@ def render_text(rows, versions, top=10, markdown=False):
 
 def as_records(rows):
     return [OrderedDict([
-        ("operator", r.operator), ("timing", r.timing), ("shape", r.shape), ("dtype", r.dtype),
+        ("operator", r.operator), ("timing", r.timing), ("shape", r.shape_class), ("dtype", r.dtype),
         ("flavor", r.flavor), ("release", r.release), ("mxnet_s", r.mxnet),
         ("torch_s", r.torch), ("numpy_s", r.numpy),
         ("mxnet_over_torch", ratio(r, "torch")), ("mxnet_over_numpy", ratio(r, "numpy"))])

@@ -1,18 +1,9 @@
-"""What changed: significant differences between two sets of asv results.
+"""What changed: significant differences between recordings, by asv compare's rule.
 
-The verdict for each benchmark x parameter point is asv compare's own: a change counts
-when the ratio passes --factor AND asv's statistics say the two differ (Mann-Whitney U on
-recorded samples, else confidence-interval overlap). Two uses:
-
-    python -m mxbench changes releases [-o results/CHANGES.md] [--chart results/changes.png]
-        every pair of consecutive measured releases, per flavor: the biggest slow-downs
-        and speed-ups, as Markdown, and a chart of the largest changes across releases;
-    python -m mxbench changes aa --machine-a M1 --machine-b M2 --release 1.9.1 --flavor F
-        an A/A check: the same release measured twice (under two machine names); how many
-        points are flagged and the median |log ratio|;
-    python -m mxbench changes ab --variant-b omp-1-thread --release 1.9.1 --flavor F
-        an A/B check: the same build run two ways (env_matrix/variants.json; the variants
-        other than "default" are in asv.variants.conf.json). Same report as aa.
+A point changed when its ratio passes the factor and asv's statistics say the two sides
+differ. Reports: consecutive measured releases per flavor (reports/CHANGES.md and its
+chart), any two recordings across environments, a PyPI package's lineage, the documented
+changes, and A/A or A/B summaries. How to read them: docs/history.md, docs/measurement.md.
 """
 import argparse
 import math
@@ -24,8 +15,8 @@ from collections import namedtuple
 from env_matrix.matrix import OK, MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
-from mxbench.core.formatting import human_value, positive_factor
-from mxbench.core.results import measured
+from mxbench.core.formatting import change_text, human_value, positive_factor, ratio_text
+from mxbench.core.results import by_name, measured
 
 Change = namedtuple("Change", "name before after ratio verdict unit")
 
@@ -57,12 +48,11 @@ def release_changes(project, machine, env_names, factor, timings_only=True):
     By default only timings, the report's subject; timings_only=False adds the memory and
     roofline tracks."""
     store = project.store
-    info = store.benchmark_info()
     report = {}
     for flavor, env_name in env_names.items():
         chain = [r for r in project.built_releases(flavor)
                  if r in project.tags and store.has(machine, project.tags[r], env_name)]
-        loaded = [(r, store.points(machine, project.tags[r], env_name, info)) for r in chain]
+        loaded = [(r, by_name(store.points(machine, project.tags[r], env_name))) for r in chain]
         loaded = [(r, p) for r, p in loaded if any(measured(x.value) for x in p.values())]
         pairs = []
         for (ra, pa), (rb, pb) in zip(loaded, loaded[1:]):
@@ -138,8 +128,7 @@ def find_side(projects, machine, release, flavor):
 
 def side_changes(project, machine, a, b, factor, timings_only=True):
     """compare() of two sides, which may live in different environments."""
-    info = project.store.benchmark_info()
-    before, after = (project.store.points(machine, project.commit(s.release), s.env_name, info)
+    before, after = (by_name(project.store.points(machine, project.commit(s.release), s.env_name))
                      for s in (a, b))
     changes = compare(before, after, factor)
     return [c for c in changes if c.unit == "seconds"] if timings_only else changes
@@ -179,11 +168,6 @@ def change_counts(changes):
             "median_ratio": math.exp(statistics.median(logs)) if logs else float("nan")}
 
 
-def ratio_text(ratio):
-    """Two decimals, or two significant digits below 0.1 (a 200x speed-up is not '0.00')."""
-    return "%.2f" % ratio if ratio >= 0.1 else "%.2g" % ratio
-
-
 def top_tables(changes, label_a, label_b, top):
     """Markdown: the largest significant slow-downs and speed-ups."""
     lines = []
@@ -221,9 +205,10 @@ def lineage_markdown(project, projects, machine, package, factor, top):
         changes = side_changes(project, machine, a, b, factor)
         counts = change_counts(changes)
         note = boundary(a, b)
-        lines.append("| %s | %s | %s | %s | %d | %d | %d | %.2f |" % (
+        lines.append("| %s | %s | %s | %s | %d | %d | %d | %s |" % (
             a.release, b.release, b.flavor if a.flavor == b.flavor else "—", note or "",
-            counts["points"], counts["slower"], counts["faster"], counts["median_ratio"]))
+            counts["points"], counts["slower"], counts["faster"],
+            ratio_text(counts["median_ratio"])))
         if note:
             details += ["### %s %s → %s %s (%s)" % (a.release, a.flavor, b.release, b.flavor,
                                                     note), ""]
@@ -299,7 +284,7 @@ def documented_markdown(rows):
         lines.append("| %s | %s ([source](%s)) | %s | %s | %s | %s | **%s** |" % (
             entry["release"], entry["what"], entry["source"], flavor, pair or "—",
             "%d / %d / %d" % (faster, slower, same) if pair else "—",
-            "%.2f" % median if median is not None else "—", verdict))
+            ratio_text(median) or "—", verdict))
     return "\n".join(lines) + "\n"
 
 
@@ -446,9 +431,9 @@ def between_command(args):
     counts = change_counts(changes)
     note = boundary(a, b)
     lines = ["%s → %s, machine %s, at factor %.2f: %d points measured on both, %d slower, "
-             "%d faster, median ratio %.2f" % (side_label(a), side_label(b), machine, args.factor,
-                                    counts["points"], counts["slower"], counts["faster"],
-                                    counts["median_ratio"])]
+             "%d faster, median ratio %s" % (side_label(a), side_label(b), machine, args.factor,
+                                  counts["points"], counts["slower"], counts["faster"],
+                                  ratio_text(counts["median_ratio"]))]
     if note:
         lines.append("Not only MXNet differs here: %s." % note)
     lines.append("")
@@ -471,42 +456,44 @@ def lineage_command(args):
     return 0
 
 
-def side_points(stores, machine, commit, env_name, release, flavor, variant):
+def side_points(stores, recorded_as, commit, env_name, release, flavor, variant):
     """One side of an A/A or A/B comparison, (points, file): from the first store that has
-    it (experiments/, then the history in results/)."""
+    it (experiments/, then the history in results/). recorded_as: the name in asv's machine
+    slot that the side is stored under (an experiment name, or a machine's)."""
     for store in stores:
-        found = store.points(machine, commit, env_name)
+        found = by_name(store.points(recorded_as, commit, env_name))
         if found:
-            return found, store.filename(machine, commit, env_name)
-    raise MatrixError("no results for %s %s, variant %s, on machine %s in %s"
-                      % (release, flavor, variant, machine,
+            return found, store.filename(recorded_as, commit, env_name)
+    raise MatrixError("no results for %s %s, variant %s, recorded as %s in %s"
+                      % (release, flavor, variant, recorded_as,
                          " or ".join(os.path.basename(s.results_dir) for s in stores)))
 
 
 def side_command(args):
+    """aa / ab: one release, two recordings (two experiment names, or two variants)."""
     project = args.project
-    """aa / ab: one release, two recordings (machines or variants)."""
     this_machine = asvtools.machine_name()
-    machine_a, machine_b = args.machine_a or this_machine, args.machine_b or this_machine
+    name_a, name_b = args.machine_a or this_machine, args.machine_b or this_machine
     commit = project.commit(args.release)
     env_a = project.variant_environment(args.flavor, args.variant_a)
     env_b = project.variant_environment(args.flavor, args.variant_b)
-    if (machine_a, env_a) == (machine_b, env_b):
-        raise MatrixError("both sides are %s / %s; give two machines or two variants"
-                          % (machine_a, env_a))
+    if (name_a, env_a) == (name_b, env_b):
+        raise MatrixError("both sides are %s / %s; give two machine names or two variants"
+                          % (name_a, env_a))
     stores = ([project.store] if args.results else
               [project.experiments_store, project.history_store])
     (before, file_a), (after, file_b) = (
-        side_points(stores, machine, commit, env, args.release, args.flavor, variant)
-        for machine, env, variant in ((machine_a, env_a, args.variant_a),
-                                      (machine_b, env_b, args.variant_b)))
+        side_points(stores, name, commit, env, args.release, args.flavor, variant)
+        for name, env, variant in ((name_a, env_a, args.variant_a),
+                                   (name_b, env_b, args.variant_b)))
     changes = compare(before, after, args.factor)
     summary = aa_summary(changes)
-    label = lambda machine, variant: machine + ("" if variant == "default" else "/" + variant)
+    def side_name(name, variant):
+        return name + ("" if variant == "default" else "/" + variant)
     print("%s %s %s, %s vs %s at factor %.2f: %d points, %d flagged, median |log ratio| "
           "%.2f%%, 90th percentile %.2f%%" % (
               {"aa": "A/A", "ab": "A/B"}[args.changes_command], args.release,
-              args.flavor, label(machine_a, args.variant_a), label(machine_b, args.variant_b),
+              args.flavor, side_name(name_a, args.variant_a), side_name(name_b, args.variant_b),
               args.factor,
               summary["points"], summary["flagged"], 100 * summary["median_abs_log_ratio"],
               100 * summary["p90_abs_log_ratio"]))
@@ -520,6 +507,6 @@ def side_command(args):
     if args.verbose:
         for c in changes:
             if c.verdict != "same":
-                print("  flagged: %s  %.3g -> %.3g (%.2fx)" % (c.name, c.before, c.after, c.ratio))
+                print("  flagged: %s  %s" % (c.name, change_text(c.before, c.after, c.unit)))
     return 0
 

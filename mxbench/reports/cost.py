@@ -1,12 +1,7 @@
-"""Where the time of a run goes: asv's recorded duration per benchmark, summed.
+"""Where the time of a recorded run goes: asv's duration per benchmark, summed.
 
-    python -m mxbench cost --release 1.9.1 --flavor cpu-mkldnn [--variant V] [--machine M]
-
-asv stores, for every benchmark of a result file, the wall time it took to run (all its
-parameter points, all rounds); the per-environment total plus the environment's install
-time is the cost of one (release, flavor) run. Beside it: the points measured, and how much
-of that time the recorded samples of the timings are (the operator calls themselves; the
-rest is processes, setup, warm-up and asv).
+Per (release, flavor): the benchmarking and install time, the points measured, and the share
+of the time that the recorded samples' operator calls take. Figures: docs/measurement.md.
 """
 import argparse
 from collections import defaultdict
@@ -24,30 +19,27 @@ def durations(store, machine, commit, env_name):
     Only the suite's current benchmarks (benchmarks.json) count: `asv run` on a recorded
     result keeps the entries of benchmarks that were removed since, with their old durations.
     """
-    result = store.result(machine, commit, env_name)
-    if result is None:
+    recordings = store.recordings(machine, commit, env_name)
+    if not recordings:
         raise MatrixError("no result for %s in %s on machine %s" % (commit[:8], env_name, machine))
     current = store.benchmark_info()
-    per = {k: result.duration.get(k) or 0.0 for k in result.get_all_result_keys()
-           if not current or k in current}
-    build = sum(v for k, v in result.duration.items() if k.startswith("<"))
+    per = dict((p.benchmark, p.duration or 0.0) for p in store.points(machine, commit, env_name)
+               if not current or p.benchmark in current)
+    build = sum(v for k, v in recordings[0].durations.items() if k.startswith("<"))
     return per, build
 
 
 def timed_share(store, machine, commit, env_name, per):
     """(measured points, seconds of operator calls in the recorded samples: sum of samples
     x number over the time_ benchmarks) of one result file."""
-    result = store.result(machine, commit, env_name)
     points, timed = 0, 0.0
-    for key in per:
-        params = result.get_result_params(key)
-        values = result.get_result_value(key, params)
-        points += sum(1 for v in values if measured(v))
-        if key.rsplit(".", 1)[-1].startswith("time_"):
-            samples = result.get_result_samples(key, params)
-            stats = result.get_result_stats(key, params)
-            timed += sum(sum(s) * st["number"] for s, st in zip(samples, stats)
-                         if s and st and st.get("number"))
+    for p in store.points(machine, commit, env_name):
+        if p.benchmark not in per:
+            continue
+        points += measured(p.value)
+        if p.benchmark.rsplit(".", 1)[-1].startswith("time_") and p.samples and p.stats \
+                and p.stats.get("number"):
+            timed += sum(p.samples) * p.stats["number"]
     return points, timed
 
 

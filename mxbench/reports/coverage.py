@@ -1,28 +1,8 @@
 """Which registered MXNet operators the catalogue benchmarks, for the installed MXNet.
 
-    python -m mxbench coverage [--format text|markdown|json] [--list covered|excluded|missing|all]
-    python -m mxbench coverage --registry [--list ...]   # every registered operator, by family
-
-    from mxbench.reports.coverage import coverage
-    report = coverage()          # a dict; report["counts"] has the numbers
-
-Public operators are the registered names without a leading underscore. Two counts:
-
-  names      every public name, with the deprecated aliases listed in the catalogue's
-             EXCLUDED counted once (they are left out of the count). A name is covered when the
-             catalogue has an entry for it, or for another name of the same registered operator
-             (broadcast_plus runs exactly what broadcast_add runs). Names are what MXNet's
-             opperf counted (245 on mxnet 1.9.1).
-  operators  distinct registered operators: every alias of one operator counted once (found by
-             the registry's op handle, so it is exact for the installed release).
-
-A name is excluded when EXCLUDED gives a reason; missing otherwise. Needs mxnet, not asv.
-
---numpy adds the numpy interface (numpy_coverage): the registered _np_*/_npi_*/_npx_* operators,
-grouped by op handle, less the groups that hold a public name (aliases of a public operator,
-counted above), each covered by the mx.np/mx.npx entries (catalogue_np.py) that run it, excluded
-with a reason (catalogue_np.NUMPY_EXCLUDED), or missing. What an entry runs is read from
-MXNet's profiler: each entry's small case, forward and backward, once (about a minute).
+Counts public names (deprecated aliases once) and distinct registered operators (found by op
+handle); each is covered, excluded with a reason, or missing. --numpy adds the numpy
+interface, read from MXNet's profiler. Needs mxnet, not asv. The counts: docs/catalogue.md.
 """
 import argparse
 import json

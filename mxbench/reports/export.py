@@ -1,25 +1,14 @@
 """Export asv results (any results directory) to JSON, CSV or Markdown.
 
-One row per benchmark x parameter combination x environment x commit (and machine):
-
-    python -m mxbench export results --format csv -o results.csv --repo ladder
-    python -m mxbench export results --format markdown --benchmark 'relu' --env mkldnn
-
-Rows whose samples were recorded (`asv run --record-samples`) carry the full statistics
-(stats_source = "samples"). Without samples asv keeps only its summary: the median
-(`result`), q_25/q_75, the sample count and the calls per sample; such rows say
-stats_source = "asv-summary" and leave mean/min/max/p90/p99 empty. track_ benchmarks
-store one value and nothing else ("value-only"). Skipped (n/a) and failed parameter
-combinations are rows too, with status "skipped" / "failed" and no numbers.
-
-The renderers at the bottom (render_json/csv/markdown) are shared with mxbench.adhoc, so
-this module imports asv lazily and keeps Python 3.7 syntax.
+One row per parameter point of every recording (machine, commit, environment), with its
+status (ok, skipped, failed) and the statistics its recording supports (`stats_source`:
+samples, asv-summary or value-only). Columns and examples: docs/adhoc-and-export.md. The
+renderers (render_json/csv/markdown) are shared with mxbench.adhoc: Python 3.7 syntax.
 """
 import argparse
 import ast
 import csv
 import io
-import itertools
 import json
 import math
 import os
@@ -94,34 +83,26 @@ def measurement(value, stats_dict, samples):
     return stats.SOURCE_VALUE_ONLY, stats.empty_summary()
 
 
-def result_rows(results, info, tags):
-    """Rows for one asv Results object (one machine x commit x environment)."""
-    rows = []
-    for name in sorted(results.get_all_result_keys()):
-        params = results.get_result_params(name)
-        combos = list(itertools.product(*params))
-        columns = (results.get_result_value(name, params),
-                   results.get_result_stats(name, params),
-                   results.get_result_samples(name, params))
-        bench = info.get(name, {})
-        for combo, value, stats_dict, samples in zip(combos, *columns):
-            source, summary = measurement(value, stats_dict, samples)
-            row = {
-                "machine": results.params.get("machine"),
-                "commit": results.commit_hash,
-                "tag": tags.get(results.commit_hash, ""),
-                "env": results.env_name,
-                "benchmark": name,
-                "params": param_label(bench.get("param_names"), combo),
-                "unit": bench.get("unit", ""),
-                "status": status_of(value),
-                "stats_source": source,
-                "result": value if source else None,
-                "number": (stats_dict or {}).get("number") if source else None,
-            }
-            row.update(summary)
-            rows.append(row)
-    return rows
+def point_row(point, info, tags):
+    """The row of one parameter point (a results.Point)."""
+    value, stats_dict = point.value, point.stats
+    source, summary = measurement(value, stats_dict, point.samples)
+    recording = point.recording
+    row = {
+        "machine": recording.machine,
+        "commit": recording.commit,
+        "tag": tags.get(recording.commit, ""),
+        "env": recording.env_name,
+        "benchmark": point.benchmark,
+        "params": param_label(info.get(point.benchmark, {}).get("param_names"), point.params),
+        "unit": point.unit or "",
+        "status": status_of(value),
+        "stats_source": source,
+        "result": value if source else None,
+        "number": (stats_dict or {}).get("number") if source else None,
+    }
+    row.update(summary)
+    return row
 
 
 def _matches(regex, *texts):
@@ -146,18 +127,15 @@ def collect_rows(results_dir, benchmark=None, env=None, repo=None, ok_only=False
     store.require_valid(machine)
     info = store.benchmark_info()
     tags = release_tags(repo) if repo else {}
-    ordered = sorted(store.results(machine),
-                     key=lambda r: (r.params.get("machine", ""), r.date or 0,
-                                    r.commit_hash, r.env_name))
     rows = []
-    for results in ordered:
-        if not _matches(env, results.env_name):
+    for point in store.points(machine):
+        if not _matches(env, point.recording.env_name):
             continue
-        for row in result_rows(results, info, tags):
-            label = "%s(%s)" % (row["benchmark"], row["params"])
-            if _matches(benchmark, row["benchmark"], label):
-                if row["status"] == "ok" or not ok_only:
-                    rows.append(row)
+        row = point_row(point, info, tags)
+        label = "%s(%s)" % (row["benchmark"], row["params"])
+        if _matches(benchmark, row["benchmark"], label):
+            if row["status"] == "ok" or not ok_only:
+                rows.append(row)
     return rows
 
 

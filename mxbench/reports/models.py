@@ -1,26 +1,18 @@
 """Model-derived benchmarks: the layers real networks run, and what they add up to.
 
-    python -m mxbench models extract [-o benchmarks/model_layers.json]
-    python -m mxbench models report [--release 1.9.1] [--flavor cpu-mkldnn] [--machine M]
-    python -m mxbench models report --release 1.9.1 --base 1.5.1 [--flavor F] [--top 5]
-    python -m mxbench models select lstm_lm [MODEL ...]    # the asv -b regex of those models
-
-extract builds each model (benchmarks/_models.py) on the installed MXNet, hybridizes it,
-traces its symbol graph, infers the shapes for each batch and writes the unique layers
-(operator, attributes, input shapes, dtype, count) that benchmarks/bench_models.py turns into
-asv benchmarks. report reads recorded results (mxbench.core.results.Store): per model and batch,
-total vs unique layers, the predicted time (sum of count x layer time, Benanza's estimate)
-against the measured end-to-end time, each layer's share; with --base, which layers account
-for the model's change between two releases.
+extract: the unique layers of each model on the installed MXNet (benchmarks/model_layers.json,
+which bench_models turns into benchmarks). report: per model and batch, the time its layers
+predict against the measured end-to-end time, and with a base release, which layers account
+for a change. The method and the figures: docs/models.md.
 """
 import argparse
-import itertools
 
 from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
-from mxbench.core.results import write_json_atomic
+from mxbench.core.formatting import milliseconds_text, quotient, ratio_text
+from mxbench.core.results import measured, point_name, write_json_atomic
 
 from mxbench.inside.lazy import models as M  # benchmarks/_models.py, at first use
 
@@ -53,30 +45,18 @@ def cmd_extract(args):
 
 
 # --- the report ------------------------------------------------------------------------------
-def _value(results, bench, params):
+def _value(times, bench, params):
     """The recorded median (seconds) of one parameter point, or None."""
-    entry = results.get(bench)
-    if entry is None:
-        return None
-    for point, value in entry:
-        if point == params:
-            return None if value is None or value != value else value  # NaN: skipped
-    return None
+    return times.get(point_name(bench, params))
 
 
-def recorded(store, machine, commit, env_name):
-    """{benchmark name: [(params tuple, seconds or None)]} for one result file."""
-    result = store.result(machine, commit, env_name)
-    if result is None:
+def model_times(store, machine, commit, env_name):
+    """{point name: seconds or None (failed, skipped)} of the model benchmarks in one result
+    file; None where no file is recorded."""
+    if not store.has(machine, commit, env_name):
         return None
-    out = {}
-    for key in result.get_all_result_keys():
-        if not key.startswith("bench_models."):
-            continue
-        params = result.get_result_params(key)
-        values = result.get_result_value(key, params)
-        out[key] = list(zip(itertools.product(*params), values))
-    return out
+    return dict((p.name, p.value if measured(p.value) else None)
+                for p in store.points(machine, commit, env_name, r"^bench_models\."))
 
 
 def _q(text):
@@ -101,28 +81,20 @@ def model_rows(data, results, phase):
                 else:
                     parts.append((layer, layer["count"] * t))
             predicted = sum(p for _, p in parts) if not missing else None
-            measured = dict((mode, _value(results, "bench_models.Model_%s.time_%s" % (model, phase),
-                                          (batch, _q(mode), _q("cpu"))))
-                            for mode in M.MODES)
+            end_to_end = dict((mode, _value(results, "bench_models.Model_%s.time_%s" % (model, phase),
+                                            (batch, _q(mode), _q("cpu"))))
+                              for mode in M.MODES)
             rows.append([model, batch, entry["total"], entry["unique"], predicted,
-                         measured["imperative"], measured["hybridized"], measured["fused"],
+                         end_to_end["imperative"], end_to_end["hybridized"], end_to_end["fused"],
                          missing])
             shares[(model, batch)] = parts
     return rows, shares
 
 
-def _ms(value):
-    return "" if value is None else "%.2f" % (value * 1e3)
-
-
-def _ratio(a, b):
-    return "" if a is None or b is None or not b else "%.2f" % (a / b)
-
-
 def print_models(data, results, phase, top):
     rows, shares = model_rows(data, results, phase)
-    table = [[m, b, t, u, _ms(p), _ms(i), _ms(h), _ms(f), _ratio(p, h), _ratio(p, i),
-              missing or ""] for m, b, t, u, p, i, h, f, missing in rows]
+    table = [[m, b, t, u, milliseconds_text(p), milliseconds_text(i), milliseconds_text(h), milliseconds_text(f), ratio_text(quotient(p, h)),
+              ratio_text(quotient(p, i)), missing or ""] for m, b, t, u, p, i, h, f, missing in rows]
     print(tabulate(table, headers=["model", "batch", "layers", "unique", "predicted ms",
                                    "imperative ms", "hybridized ms", "fused ms",
                                    "pred/hybr", "pred/imper", "layers not measured"],
@@ -134,7 +106,7 @@ def print_models(data, results, phase, top):
         print("\n%s batch %s, %s: the %d largest of %d unique layers" % (
             model, batch, phase, min(top, len(parts)), len(parts)))
         parts = sorted(parts, key=lambda lp: -lp[1])[:top]
-        print(tabulate([[l["name"], l["count"], _ms(p / l["count"]), _ms(p),
+        print(tabulate([[l["name"], l["count"], milliseconds_text(p / l["count"]), milliseconds_text(p),
                          "%.1f%%" % (100.0 * p / total)] for l, p in parts],
                        headers=["layer", "count", "ms each", "ms total", "share"],
                        tablefmt="github"))
@@ -144,8 +116,8 @@ def attribution(data, base, head, phase, model, batch):
     """(model change in seconds, [(layer, count x (head - base) seconds)] largest first) from
     the layer benchmarks measured on both releases."""
     entry = data["models"][model][batch]
-    measured = [_value(r, "bench_models.Model_%s.time_%s" % (model, phase),
-                       (batch, _q("hybridized"), _q("cpu"))) for r in (base, head)]
+    end_to_end = [_value(r, "bench_models.Model_%s.time_%s" % (model, phase),
+                         (batch, _q("hybridized"), _q("cpu"))) for r in (base, head)]
     deltas = []
     for layer in entry["layers"]:
         name = "bench_models.%s.time_%s" % (layer["name"], phase)
@@ -153,7 +125,7 @@ def attribution(data, base, head, phase, model, batch):
         if before is not None and after is not None:
             deltas.append((layer, layer["count"] * (after - before)))
     deltas.sort(key=lambda ld: -abs(ld[1]))
-    return measured, deltas
+    return end_to_end, deltas
 
 
 def print_attribution(data, base, head, labels, phase, top):
@@ -169,7 +141,7 @@ def print_attribution(data, base, head, labels, phase, top):
                 continue
             print("\n%s batch %s, %s: %s -> %s hybridized %s -> %s ms (x%.2f); the layers "
                   "predict %+.2f ms of the %+.2f ms change" % (
-                      model, batch, phase, labels[0], labels[1], _ms(before), _ms(after),
+                      model, batch, phase, labels[0], labels[1], milliseconds_text(before), milliseconds_text(after),
                       after / before, predicted * 1e3, (after - before) * 1e3))
             shown, explained = [], 0.0
             for layer, delta in deltas[:top]:
@@ -182,8 +154,8 @@ def print_attribution(data, base, head, labels, phase, top):
 
 
 def load_release(project, machine, release, flavor):
-    results = recorded(project.store, machine, project.commit(release),
-                       project.environment(flavor))
+    results = model_times(project.store, machine, project.commit(release),
+                          project.environment(flavor))
     if results is None:
         raise MatrixError("no recorded result for %s %s on machine %s" % (release, flavor,
                                                                          machine))
@@ -231,8 +203,7 @@ def recorded_releases(project, machine, flavor):
     env_name = project.environment(flavor)
     found = []
     for release, commit in project.tags.items():
-        if project.store.has(machine, commit, env_name) and recorded(
-                project.store, machine, commit, env_name):
+        if model_times(project.store, machine, commit, env_name):
             found.append(release)
     return sorted(found, key=Version)
 

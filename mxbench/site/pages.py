@@ -16,6 +16,7 @@ import re
 from env_matrix.matrix import MatrixError
 
 from mxbench.core import project as project_model
+from mxbench.core.formatting import ratio_text, seconds_text
 
 MODELS_PAGE = "models.html"
 BASELINES_PAGE = "baselines.html"
@@ -123,11 +124,6 @@ def write_models_page(config, html_dir, log=print):
 
 
 # --- baselines.html ----------------------------------------------------------------------------
-def _seconds(value):
-    from mxbench.core.formatting import human_value
-    return human_value(value, "seconds")
-
-
 def render_baselines(rows, versions, top=10):
     """baselines.html: the summary, and every point with a bar of its log ratio (a chart that
     needs no script) and a link to its graph (MXNet's line and the counterparts' side by
@@ -146,7 +142,7 @@ def render_baselines(rows, versions, top=10):
         version = versions.get((s["flavor"], s["release"]), {}).get(s["versus"], "")
         cells = [s["flavor"], s["release"], "%s %s" % (s["versus"], version), s["timing"],
                  s["points"], s["mxnet_faster"], s["counterpart_faster"],
-                 "%.2f" % s["geomean_ratio"]]
+                 ratio_text(s["geomean_ratio"])]
         parts.append("<tr>%s</tr>" % "".join("<td>%s</td>" % html.escape(str(c))
                                              for c in cells))
     parts.append("</table><h2>Every point</h2><table><tr><th>flavor</th><th>release</th>"
@@ -156,17 +152,17 @@ def render_baselines(rows, versions, top=10):
     for row in rows:
         name = "%s%s.%s" % (baselines.MODULE, row.operator, methods[row.timing])
         cells = [html.escape(row.flavor), html.escape(row.release),
-                 graph_link(name, "%s %s %s %s" % (row.operator, row.timing, row.shape,
+                 graph_link(name, "%s %s %s %s" % (row.operator, row.timing, row.shape_class,
                                                    row.dtype)),
-                 html.escape(_seconds(row.mxnet))]
+                 html.escape(seconds_text(row.mxnet))]
         for framework in baselines.COUNTERPARTS:
             r = baselines.ratio(row, framework)
             bar = ""
             if r is not None:
                 bar = "<span class='bar %s' style='width:%dpx'></span> " % (
                     "slow" if r > 1 else "fast", min(120, int(abs(math.log(r, 2)) * 20)))
-            cells += [html.escape(_seconds(getattr(row, framework))),
-                      bar + ("" if r is None else "%.2f" % r)]
+            cells += [html.escape(seconds_text(getattr(row, framework))),
+                      bar + ratio_text(r)]
         parts.append("<tr>%s</tr>" % "".join("<td>%s</td>" % c for c in cells))
     parts.append("</table>")
     return page("Neutral baselines: MXNet against PyTorch and NumPy", "\n".join(parts))
