@@ -25,6 +25,7 @@ Ctrl-C: what finished is kept, exit 130 (SIGTERM: 143). Bad input or unusable re
 line naming the problem, exit 2.
 """
 import argparse
+import os
 import signal
 import sys
 
@@ -113,6 +114,10 @@ def main(argv=None):
         print("error: results that cannot be used (restore them with `git checkout -- FILE`, "
               "or move them aside to measure again):\n%s" % exc, file=sys.stderr)
         return errors.USAGE
+    except BrokenPipeError:
+        # the reader went away (`... | head`): nothing more to say, and no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return errors.OK
     except (asvtools.Interrupted, KeyboardInterrupt) as exc:
         print("interrupted: what finished is kept in results/; run the same command again "
               "to resume", file=sys.stderr)
