@@ -151,6 +151,7 @@ class Rehearsal(object):
         if not (workspace / ".git").exists():
             git(workspace, "init", "-q")
             git(workspace, "remote", "add", "origin", str(self.origin))
+        git(workspace, "remote", "set-url", "origin", str(self.origin))  # a kept workspace
         git(workspace, "fetch", "-q", "origin")
         git(workspace, "checkout", "-q", "-f", self.sha)
         if str(with_.get("clean", True)).lower() != "false":
