@@ -123,6 +123,9 @@ def install():
         say("pip could not install %s (see its message above)" % res.requirement)
         return 1
     if matrix.flavor(flavor).device == "gpu":
+        # The GPUs its kernels run on: the harness skips the GPU points on any other.
+        record["cuda_architectures"] = cuda.fatbin_architectures(
+            cuda.libmxnet_path(cuda.site_packages()))
         problem = prepare_cuda(matrix, flavor, res.requirement)
         if problem == 1:
             return 1

@@ -99,3 +99,128 @@ def no_driver_reason(requirement, import_error):
     return ("no NVIDIA driver on this machine: %s links %s, which only the driver installs "
             "(every other library it needs resolves); import said: %s"
             % (requirement, DRIVER_LIBRARY, import_error))
+
+
+# --- Which GPUs a build can run on: the compute capabilities its libmxnet.so carries --------
+# nvcc puts the device code of a library into its ELF section .nv_fatbin: fat binaries one after
+# another, each a 16-byte header (magic 0xBA55ED50, version, header size, payload size) and
+# entries, each with a header of its own: kind (1 PTX, 2 ELF = SASS for one sm_XY), its header
+# size, its padded payload size and, at byte 28, the architecture (e.g. 86). Only the headers
+# are read (the payloads may be compressed), so a 900 MB library takes a second. The layout is
+# checked against nvcc's output in tests/test_gpu_libs.py where nvcc exists. `cuobjdump
+# --list-elf --list-ptx` says the same where the CUDA toolkit has it.
+FATBIN_MAGIC = 0xBA55ED50
+FATBIN_PTX, FATBIN_ELF = 1, 2
+
+
+def _elf_section(fh, name):
+    """(offset, size) of ELF64 little-endian section `name`, or None."""
+    import struct
+    fh.seek(0)
+    ident = fh.read(64)
+    if ident[:4] != b"\x7fELF" or ident[4] != 2 or ident[5] != 1:
+        raise ValueError("not a 64-bit little-endian ELF file")
+    shoff, = struct.unpack_from("<Q", ident, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", ident, 0x3A)
+    fh.seek(shoff)
+    table = fh.read(shentsize * shnum)
+    headers = [struct.unpack_from("<IIQQQQ", table, i * shentsize) for i in range(shnum)]
+    names_at, names_size = headers[shstrndx][4], headers[shstrndx][5]
+    fh.seek(names_at)
+    names = fh.read(names_size)
+    wanted = name.encode()
+    for sh_name, _type, _flags, _addr, offset, size in headers:
+        if names[sh_name:names.index(b"\0", sh_name)] == wanted:
+            return offset, size
+    return None
+
+
+def fatbin_architectures(path):
+    """{"sass": [sm, ...], "ptx": [sm, ...]} of the device code in ELF library `path` (e.g.
+    {"sass": [50, 60, 70, 80, 86], "ptx": []}); both empty when it carries none."""
+    import struct
+    sass, ptx = set(), set()
+    with open(path, "rb") as fh:
+        section = _elf_section(fh, ".nv_fatbin")
+        if section is None:
+            return {"sass": [], "ptx": []}
+        start, size = section
+        pos, end = start, start + size
+        while pos + 16 <= end:
+            fh.seek(pos)
+            magic, _version, header_size, fat_size = struct.unpack("<IHHQ", fh.read(16))
+            if magic != FATBIN_MAGIC:
+                pos += 8  # padding between fat binaries (8-byte aligned)
+                continue
+            entry, last = pos + header_size, pos + header_size + fat_size
+            while entry + 32 <= last:
+                fh.seek(entry)
+                head = fh.read(32)
+                kind, _v, entry_header, padded = struct.unpack_from("<HHII", head, 0)
+                arch, = struct.unpack_from("<I", head, 28)
+                (ptx if kind == FATBIN_PTX else sass).add(arch)
+                if entry_header == 0:
+                    break
+                entry += entry_header + padded
+            pos = last
+    return {"sass": sorted(sass), "ptx": sorted(ptx)}
+
+
+def wheel_architectures(wheel):
+    """fatbin_architectures of the mxnet/libmxnet.so inside a wheel (unzipped to a temporary
+    file: the library is 0.9 GB)."""
+    import shutil
+    import tempfile
+    import zipfile
+    with zipfile.ZipFile(wheel) as zf, tempfile.NamedTemporaryFile(suffix=".so") as out:
+        with zf.open("mxnet/libmxnet.so") as member:
+            shutil.copyfileobj(member, out, 1 << 24)
+        out.flush()
+        return fatbin_architectures(out.name)
+
+
+def sm_text(archs):
+    """'sm_50 sm_60 ... ; PTX none' as tables and skip reasons show it."""
+    return "%s; PTX %s" % (" ".join("sm_%d" % a for a in archs["sass"]) or "no SASS",
+                           " ".join("compute_%d" % a for a in archs["ptx"]) or "none")
+
+
+def runs_on(archs, capability):
+    """Can a build carrying `archs` run kernels on a GPU of compute capability `capability`
+    (e.g. 90 for 9.0)? SASS for sm_XY runs on X.Y' with the same major X and Y' >= Y; PTX for
+    compute_XY is compiled by the driver for any capability >= XY."""
+    major, minor = divmod(capability, 10)
+    if any(a // 10 == major and a % 10 <= minor for a in archs.get("sass", [])):
+        return True
+    return any(a <= capability for a in archs.get("ptx", []))
+
+
+def recorded_architectures(data_dir=None):
+    """flavors.toml's [cuda_architectures]: {package: {version: {"sass": [...], "ptx": [...]}}}."""
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11 benchmark environments: pip vendors tomli
+        from pip._vendor import tomli as tomllib  # type: ignore
+    path = os.path.join(data_dir or os.path.dirname(os.path.abspath(__file__)), "flavors.toml")
+    with open(path, "rb") as fh:
+        return tomllib.load(fh).get("cuda_architectures", {})
+
+
+def main(argv=None):
+    """python -m env_matrix.cuda archs WHEEL|LIBRARY ...: the compute capabilities each carries."""
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m env_matrix.cuda")
+    sub = parser.add_subparsers(dest="command", required=True)
+    archs = sub.add_parser("archs", help="compute capabilities of wheels or libmxnet.so files")
+    archs.add_argument("paths", nargs="+")
+    args = parser.parse_args(argv)
+    for path in args.paths:
+        found = (wheel_architectures(path) if path.endswith(".whl")
+                 else fatbin_architectures(path))
+        print("%s: sass = %s, ptx = %s  (%s)" % (os.path.basename(path), found["sass"],
+                                                found["ptx"], sm_text(found)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

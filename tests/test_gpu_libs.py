@@ -103,12 +103,14 @@ def test_gpu_points_skip_on_a_cpu_build_and_detection_works_without_num_gpus():
             setup()
 
 
-def test_table_says_which_gpu_flavors_need_a_system_cuda():
+def test_table_says_which_gpu_flavors_need_a_system_cuda_and_which_gpus_builds_run_on():
     out = subprocess.run([sys.executable, "-m", "mxbench", "matrix", "table", "--flavor", "gpu-cuda10.2",
-                          "--flavor", "gpu-cuda11.2"], cwd=str(ROOT), stdout=subprocess.PIPE,
-                         universal_newlines=True, check=True).stdout
+                          "--flavor", "gpu-cuda11.2", "--flavor", "gpu-cuda11.0"], cwd=str(ROOT),
+                         stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
     assert "gpu-cuda10.2: needs a system CUDA 10.2" in out
     assert "gpu-cuda11.2: only the NVIDIA driver" in out
+    assert "mxnet-cu112 1.9.1: sm_50 sm_60 sm_70 sm_80 sm_86; PTX none" in out
+    assert "mxnet-cu110 1.8.0: sm_50 sm_60 sm_70 sm_80; PTX none" in out
 
 
 # --- opt-in: the real wheels -----------------------------------------------------------------
@@ -156,6 +158,9 @@ def test_gpu_build_needs_only_the_driver_or_says_which_system_cuda(flavor, relea
                     "'gpu-cuda11.2@1.9.1' (downloads 0.5-1.5 GB per build)")
     venv = request.getfixturevalue("gpu_case_env")
     record = run_install_step(venv, flavor, release, tmp_path)
+    # What the install step read from libmxnet.so is what flavors.toml records.
+    assert record["cuda_architectures"] == \
+        cuda.recorded_architectures()[record["package"]][release], record
     site = next((venv / "lib").glob("python3.*")) / "site-packages"
     libmxnet = cuda.libmxnet_path(str(site))
     missing = cuda.unresolved_libraries(libmxnet)
@@ -186,3 +191,66 @@ def test_gpu_build_needs_only_the_driver_or_says_which_system_cuda(flavor, relea
     assert value == "4.0", out
     if stub is not None:
         assert gpus == "0", out
+
+
+# --- which GPUs a build runs on ----------------------------------------------------------------
+CUDA11_SASS = {"sass": [50, 60, 70, 80, 86], "ptx": []}  # mxnet-cu112 1.9.1 and its kin
+
+
+def test_compute_capabilities_are_recorded_for_every_build_the_library_test_installs():
+    recorded = cuda.recorded_architectures()
+    for flavor, release in GPU_CASES:
+        package = MATRIX.resolve(release, flavor, None, None).package
+        assert package in recorded and release in recorded[package], (package, release)
+        archs = recorded[package][release]
+        assert archs["sass"] and all(isinstance(a, int) for a in archs["sass"] + archs["ptx"])
+    assert recorded["mxnet-cu112"]["1.9.1"] == CUDA11_SASS
+    # Ampere/Ada run it, Hopper (no sm_9x kernels, no PTX) does not.
+    assert cuda.runs_on(CUDA11_SASS, 86) and cuda.runs_on(CUDA11_SASS, 89)
+    assert not cuda.runs_on(CUDA11_SASS, 90) and not cuda.runs_on(CUDA11_SASS, 100)
+    assert cuda.runs_on({"sass": [75], "ptx": [80]}, 90)  # PTX is compiled by the driver
+    assert not cuda.runs_on({"sass": [86], "ptx": []}, 80)
+
+
+def test_fatbin_reader_agrees_with_nvcc(tmp_path):
+    """Compile a kernel for two architectures and a PTX with nvcc, read them back."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        pytest.skip("nvcc is not installed")
+    source = tmp_path / "k.cu"
+    source.write_text("__global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }\n"
+                      "void launch(float *x) { k<<<1, 32>>>(x); }\n")
+    lib = tmp_path / "libk.so"
+    subprocess.check_call([nvcc, "-shared", "-Xcompiler", "-fPIC", "-o", str(lib), str(source),
+                           "-gencode", "arch=compute_75,code=sm_75",
+                           "-gencode", "arch=compute_80,code=sm_80",
+                           "-gencode", "arch=compute_80,code=compute_80"])
+    assert cuda.fatbin_architectures(str(lib)) == {"sass": [75, 80], "ptx": [80]}
+    libc = next(p for p in ("/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib64/libc.so.6")
+                if os.path.exists(p))
+    assert cuda.fatbin_architectures(libc) == {"sass": [], "ptx": []}
+
+
+@pytest.mark.parametrize("capability,skips", [(90, True), (100, True), (86, False), (70, False)])
+def test_gpu_points_skip_on_a_gpu_the_build_has_no_kernels_for(capability, skips, tmp_path):
+    """The stand-in driver reports one device of the given compute capability; the harness,
+    given the install record of a CUDA 11 build, skips the GPU points on Hopper and later
+    with the reason, and goes on to MXNet's own GPU count elsewhere (0 on the CPU build)."""
+    stub = stub_driver_dir(tmp_path)
+    if stub is None:
+        pytest.skip("gcc is not installed")
+    record = {"status": "ok", "package": "mxnet-cu112==1.9.1", "cuda_architectures": CUDA11_SASS}
+    code = ("import json, sys; from benchmarks import harness as H\n"
+            "H.build_status = lambda: json.loads(sys.argv[1])\n"
+            "try:\n    H.context('gpu')\nexcept NotImplementedError as exc:\n    print(exc)\n")
+    env = dict(os.environ, LD_LIBRARY_PATH=str(stub), MXBENCH_STUB_CC=str(capability))
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(record)], cwd=str(ROOT),
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True, timeout=300).stdout.strip().splitlines()[-1]
+    if skips:
+        assert out.startswith("this GPU (compute capability %d.%d, sm_%d) cannot run "
+                              "mxnet-cu112==1.9.1" % (capability // 10, capability % 10,
+                                                      capability)), out
+        assert "sm_50, sm_60, sm_70, sm_80, sm_86 and PTX for none" in out
+    else:
+        assert out == "no GPU visible to this MXNet build", out

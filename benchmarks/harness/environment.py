@@ -109,6 +109,9 @@ def context(device):
     if device == "cpu":
         return mx.cpu()
     if device == "gpu":
+        unsupported = gpu_architecture_problem(build_status())
+        if unsupported:
+            raise NotImplementedError(unsupported)
         num_gpus = getattr(getattr(mx, "context", None), "num_gpus", None)
         count = 0
         if num_gpus is not None:
@@ -122,6 +125,42 @@ def context(device):
             raise NotImplementedError("no GPU visible to this MXNet build")
         return mx.gpu(0)
     raise ValueError("unknown device %r" % (device,))
+
+
+def gpu_compute_capability(ordinal=0):
+    """Compute capability of CUDA device `ordinal` as an int (8.6 -> 86), asked of the
+    driver's libcuda.so.1 itself (MXNet does not say); None without a driver or device."""
+    import ctypes
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    dev, major, minor = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    if lib.cuInit(0) != 0 or lib.cuDeviceGet(ctypes.byref(dev), ordinal) != 0:
+        return None
+    # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR / _MINOR
+    if (lib.cuDeviceGetAttribute(ctypes.byref(major), 75, dev) != 0
+            or lib.cuDeviceGetAttribute(ctypes.byref(minor), 76, dev) != 0):
+        return None
+    return major.value * 10 + minor.value
+
+
+def gpu_architecture_problem(record, capability=None):
+    """Why the build in `record` (mxbench-build.json; its cuda_architectures from the install
+    step) cannot run kernels on this GPU, or None. SASS for sm_XY runs on X.Y' with Y' >= Y,
+    PTX for compute_XY on any capability >= XY (env_matrix/cuda.py, runs_on)."""
+    archs = (record or {}).get("cuda_architectures")
+    capability = capability or (gpu_compute_capability() if archs else None)
+    if not archs or capability is None:
+        return None
+    if any(a // 10 == capability // 10 and a <= capability for a in archs.get("sass", [])) \
+            or any(a <= capability for a in archs.get("ptx", [])):
+        return None
+    return ("this GPU (compute capability %d.%d, sm_%d) cannot run %s: its library carries "
+            "kernels for %s and PTX for %s" % (
+                capability // 10, capability % 10, capability, record.get("package") or "this build",
+                ", ".join("sm_%d" % a for a in archs.get("sass", [])) or "no GPU",
+                ", ".join("compute_%d" % a for a in archs.get("ptx", [])) or "none"))
 
 
 def gpu_probe():

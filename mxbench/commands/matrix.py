@@ -29,10 +29,25 @@ def cmd_table(args):
         print("\nBesides the wheel, each GPU flavor needs (README, GPU flavors):")
         for name in gpu:
             print("  %s: %s" % (name, matrix.cuda_requirement(name)))
+        print_cuda_architectures(matrix, gpu)
     if args.env:
         env = matrix.environment(args.env)
         print("\nenvironment %s: Python %s, numpy %s" % (env.name, env.python, env.numpy))
     return 0
+
+
+def print_cuda_architectures(matrix, flavors):
+    """Which GPUs each build of these flavors runs on (flavors.toml [cuda_architectures])."""
+    from env_matrix.cuda import recorded_architectures, sm_text
+    from env_matrix.matrix import Version
+    recorded = recorded_architectures()
+    print("\nCompute capabilities of each GPU build's kernels (docs/gpu.md; not read yet: -):")
+    for name in flavors:
+        for package, _ in matrix.flavor(name).packages:
+            versions = sorted(matrix.packages.get(package, {}), key=Version)
+            for version in versions:
+                archs = recorded.get(package, {}).get(version)
+                print("  %s %s: %s" % (package, version, sm_text(archs) if archs else "-"))
 
 
 def cmd_resolve(args):
