@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from env_matrix import ladder  # noqa: E402
-from mxbench.asvrun import runner as asvtools  # noqa: E402
-from mxbench.core import project as project_model  # noqa: E402
+from env_matrix import ladder
+from mxbench.asvrun import runner as asvtools
+from mxbench.core import project as project_model
 
 # Two ladder commits, the same small benchmark subset, quick-but-real settings.
 E2E_RELEASES = ("1.8.0.post0", "1.9.1")

@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from benchmarks import counterparts as B  # noqa: E402
-from benchmarks.catalogue import by_class_name  # noqa: E402
+from benchmarks import counterparts as B
+from benchmarks.catalogue import by_class_name
 
 
 def _has_torch():

@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from benchmarks import harness as H  # noqa: E402
-from benchmarks import bench_gluon, bench_memory, bench_operators  # noqa: E402
-from benchmarks import catalogue as C  # noqa: E402
-from benchmarks.harness import registry_calls as HR  # noqa: E402
+from benchmarks import harness as H
+from benchmarks import bench_gluon, bench_memory, bench_operators
+from benchmarks import catalogue as C
+from benchmarks.harness import registry_calls as HR
 
 MIN_COVERED = 250  # of the 255 counted public names of mxnet 1.9.1
 CATALOGUE_RELEASE = "1.9.1"

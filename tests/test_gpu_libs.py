@@ -23,10 +23,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from env_matrix import cuda  # noqa: E402
-from env_matrix import matrix as M  # noqa: E402
+from env_matrix import cuda
+from env_matrix import matrix as M
 
 MATRIX = M.load()
 # (flavor, release): CUDA 11.2 and 11.7 at 1.9.1, the 1.8 CUDA 11.2 build, and a CUDA 11.0

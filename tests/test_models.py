@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from benchmarks import _models as M  # noqa: E402
-from benchmarks import bench_models  # noqa: E402
+from benchmarks import _models as M
+from benchmarks import bench_models
 
 OLD_RELEASE = "1.4.1"
 OLD_VENV = ROOT / ".venv-models-mx141"
@@ -82,8 +81,7 @@ def old_python():
 
 
 OLD_SCRIPT = """
-import json, sys
-sys.path.insert(0, %r)
+import json
 from benchmarks import _models as M
 out = {"mxnet": M.H.mx.__version__, "models": M.extract_all()}
 # Every layer ResNet-50 runs at batch 1, built from the committed (1.9.1) description.
@@ -94,7 +92,7 @@ for layer in M.load_data()["models"]["resnet50_v1"]["1"]["layers"]:
     built.append(layer["key"])
 out["built"] = built
 print(json.dumps(out))
-""" % str(ROOT)
+"""
 
 
 @pytest.fixture(scope="module")

@@ -15,15 +15,13 @@ machine (see docs/catalogue.md).
 """
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from env_matrix.matrix import load  # noqa: E402
+from env_matrix.matrix import load
 
 PYTHON = os.environ.get("MXBENCH_MX20_PYTHON")
 SELECT = os.environ.get("MXBENCH_MX20_SMOKE_K")

@@ -30,12 +30,11 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from benchmarks import harness as H  # noqa: E402
-from benchmarks.harness import environment as HE  # noqa: E402
-from benchmarks import bench_gluon, bench_memory, bench_operators  # noqa: E402
-from benchmarks import catalogue as C  # noqa: E402
+from benchmarks import harness as H
+from benchmarks.harness import environment as HE
+from benchmarks import bench_gluon, bench_memory, bench_operators
+from benchmarks import catalogue as C
 
 # Strict unless MXBENCH_STRICT=0. Set on the harness for this module only (strict_harness):
 # another test module may have imported it first, with the environment's default (lenient).
@@ -177,12 +176,11 @@ def test_block(block):
 
 def run_isolated(module, class_name):
     """Run one class's points in a child process: a crash there fails this test only."""
-    code = ("import sys; sys.path.insert(0, %r)\n"
-            "from tests import test_smoke as s\n"
+    code = ("from tests import test_smoke as s\n"
             "from benchmarks import %s as m\n"
             "s.HE.STRICT = s.STRICT\n"
             "cls = getattr(m, %r)\n"
-            "s.check_skips(cls, s.run_class(cls))\n" % (str(ROOT), module, class_name))
+            "s.check_skips(cls, s.run_class(cls))\n" % (module, class_name))
     started = time.time()
     env = dict(os.environ, MXBENCH_STRICT="1" if STRICT else "0")
     proc = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), stdout=subprocess.PIPE,
