@@ -42,7 +42,7 @@ def build_operator_call(op, shape, dtype, ctx, case=None, overrides=None, arrays
         check_arguments(fn, op.name, _entry_arguments(kwargs, overrides))
         return SymbolCall(op.name, case, kwargs, dtype, ctx)
     if op.call in NUMPY_CALLS:
-        return build_numpy_call(op, case, dtype, ctx, overrides, arrays)
+        return build_numpy_call(op, case, dtype, ctx, overrides, arrays, shape)
     numpy_semantics(False)
     name = operator_name(op)
     fn = operator_function(name)
@@ -60,6 +60,9 @@ def prepare_call(op, shape, dtype, ctx):
     """
     key = (op.class_name, shape, dtype, str(ctx))
     if key in _CALLS:
+        # setup again (asv re-runs it between samples): require_mxnet switched the numpy
+        # semantics back off, and an np entry's inputs (a 0-d tensor) need them on
+        numpy_semantics(op.call in NUMPY_CALLS)
         return _CALLS[key]
     _CALLS.clear()  # one entry: the inputs of the previous point are freed
     try:
