@@ -20,7 +20,7 @@ DERIVED = OrderedDict([
         OrderedDict([("pythons", ["3.7"]), ("matrix.req.numpy", "1.21.6")]))),
     ("asv.gpu.conf.json", (
         "GPU flavors: `asv --config asv.gpu.conf.json ...` on a machine with an NVIDIA GPU. "
-        "CUDA flavors (env_matrix/flavors.toml; any of `python -m env_matrix table "
+        "CUDA flavors (env_matrix/flavors.toml; any of `python -m mxbench matrix table "
         "--all-flavors`); pick one with -E or --flavor. The CUDA 11.2+ ones need only the "
         "NVIDIA driver (their CUDA comes from PyPI); 10.2 a system CUDA.",
         OrderedDict([("matrix.env.MXNET_FLAVOR", [

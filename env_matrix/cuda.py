@@ -204,23 +204,3 @@ def recorded_architectures(data_dir=None):
     path = os.path.join(data_dir or os.path.dirname(os.path.abspath(__file__)), "flavors.toml")
     with open(path, "rb") as fh:
         return tomllib.load(fh).get("cuda_architectures", {})
-
-
-def main(argv=None):
-    """python -m env_matrix.cuda archs WHEEL|LIBRARY ...: the compute capabilities each carries."""
-    import argparse
-    parser = argparse.ArgumentParser(prog="python -m env_matrix.cuda")
-    sub = parser.add_subparsers(dest="command", required=True)
-    archs = sub.add_parser("archs", help="compute capabilities of wheels or libmxnet.so files")
-    archs.add_argument("paths", nargs="+")
-    args = parser.parse_args(argv)
-    for path in args.paths:
-        found = (wheel_architectures(path) if path.endswith(".whl")
-                 else fatbin_architectures(path))
-        print("%s: sass = %s, ptx = %s  (%s)" % (os.path.basename(path), found["sass"],
-                                                found["ptx"], sm_text(found)), flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

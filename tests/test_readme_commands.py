@@ -219,7 +219,7 @@ COMMANDS = {
     "python -m mxbench publish -- --no-pull": Spec(AS_WRITTEN, check=published_site),
     "asv preview": Spec(AS_WRITTEN, serve=True),
     # GPU flavors
-    "asv --config asv.gpu.conf.json run HEAD^..HEAD -E "
+    "asv --config asv.gpu.conf.json run 1.9.1^! -E "
     "virtualenv-py3.11-numpy1.23.5-requests-MXNET_FLAVORgpu-cuda11.2": Spec(NOT_HERE, reason=GPU),
     "python -m mxbench --config asv.gpu.conf.json run 1.9.1 --flavor gpu-cuda11.2": Spec(
         NOT_HERE, reason=GPU),

@@ -4,8 +4,10 @@
     python -m mxbench matrix resolve RELEASE FLAVOR [--env py3.11]
     python -m mxbench matrix ladder [PATH]
     python -m mxbench matrix check-index [--package P ...]
+    python -m mxbench matrix cuda-archs WHEEL|LIBRARY ...   # the compute capabilities each carries
 """
 import argparse
+import os
 
 from tabulate import tabulate
 
@@ -78,6 +80,16 @@ def cmd_check_index(args):
     return 1 if problems else 0
 
 
+def cmd_cuda_archs(args):
+    from env_matrix import cuda
+    for path in args.paths:
+        found = (cuda.wheel_architectures(path) if path.endswith(".whl")
+                 else cuda.fatbin_architectures(path))
+        print("%s: sass = %s, ptx = %s  (%s)" % (os.path.basename(path), found["sass"],
+                                                found["ptx"], cuda.sm_text(found)), flush=True)
+    return 0
+
+
 def setup_arguments(subparsers):
     parser = subparsers.add_parser(
         "matrix", help="the release x flavor table, look-ups, the ladder, index checks",
@@ -101,6 +113,10 @@ def setup_arguments(subparsers):
     lad.add_argument("path", nargs="?", default="ladder")
     lad.set_defaults(func=cmd_ladder)
 
+    archs = sub.add_parser("cuda-archs", help="the compute capabilities that GPU wheels or "
+                                              "libmxnet.so files carry kernels for")
+    archs.add_argument("paths", nargs="+", metavar="WHEEL|LIBRARY")
+    archs.set_defaults(func=cmd_cuda_archs)
     check = sub.add_parser("check-index", help="compare packages.toml with the package index")
     check.add_argument("--package", action="append")
     check.set_defaults(func=cmd_check_index)

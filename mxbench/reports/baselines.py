@@ -22,6 +22,7 @@ from mxbench.core.results import measured
 
 BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
 TIMINGS = OrderedDict([("time_forward", "forward"), ("time_forward_backward", "forward+backward")])
+MODULE = "bench_baselines."
 TIMED_BENCHMARKS = r"^bench_baselines\.[^.]+\.(%s)$" % "|".join(TIMINGS)
 COUNTERPARTS = ("torch", "numpy")
 
