@@ -17,6 +17,7 @@ from tabulate import tabulate
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
+from mxbench.core.errors import UserError
 from mxbench.core.results import ResultFileError, measured
 
 
@@ -73,7 +74,7 @@ def main(argv=None):
                  project.commit(args.release), project.environment(args.flavor, args.variant))
         per, build = durations(*where)
         points, timed = timed_share(*where, per)
-    except (MatrixError, ResultFileError) as exc:
+    except (MatrixError, ResultFileError, UserError) as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2
     by_module = defaultdict(float)
