@@ -393,7 +393,8 @@ def test_results_that_cannot_be_written_during_a_merge(project, fault):
     shutil.copytree(str(project.results_dir), str(keep))
     shutil.rmtree(str(project.results_dir))
     project.results_dir.mkdir()
-    size = sum(p.stat().st_size for p in keep.rglob("*") if p.is_file()) + 2 ** 20
+    # room for the files, and for a second copy of each while it is written (atomic writes)
+    size = 2 * sum(p.stat().st_size for p in keep.rglob("*") if p.is_file()) + 2 ** 22
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%d" % size, "tmpfs",
                     str(project.results_dir)], check=True)
     try:
