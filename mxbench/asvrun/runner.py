@@ -10,6 +10,8 @@
   point is never replaced by a failure or a skip), so an interrupt, a crash or a failed
   install never destroys a recorded result.
 """
+import contextlib
+import fcntl
 import os
 import platform
 import re
@@ -22,6 +24,7 @@ import threading
 from env_matrix.matrix import MatrixError
 from mxbench.core import project as project_model
 from mxbench.core import results
+from mxbench.core.errors import UserError
 
 ROOT = project_model.ROOT
 DEFAULT_CONFIG = project_model.DEFAULT_CONFIG
@@ -51,6 +54,8 @@ def config_copy(config, path, **changes):
     {conf_dir} are resolved against the original's folder, so the copy works from anywhere."""
     import json
     conf = read_config(config)
+    for key, value in project_model.ASV_DEFAULTS.items():
+        conf.setdefault(key, value)  # relative to the original, as asv reads it
     base = os.path.dirname(os.path.abspath(config))
     for key in ("repo", "env_dir", "results_dir", "html_dir", "benchmark_dir"):
         if key in conf and "://" not in conf[key]:
@@ -240,6 +245,78 @@ def _wait(proc, received):
             continue
 
 
+# --- one recording at a time -------------------------------------------------------------------
+_HELD = {}  # lock path -> [fd, depth] of the locks this process holds
+
+
+def _command_line():
+    argv = list(sys.argv)
+    if argv and argv[0].endswith(os.path.join("mxbench", "__main__.py")):
+        argv[:1] = ["python", "-m", "mxbench"]
+    text = " ".join(argv)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _acquire(path, what):
+    if path in _HELD:
+        _HELD[path][1] += 1
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        try:
+            holder = os.read(fd, 4096).decode("utf-8", "replace").split("\n", 1)
+        finally:
+            os.close(fd)
+        pid, command = (holder + [""])[:2]
+        raise UserError("another mxbench run is recording into this %s: pid %s (%s); lock "
+                        "%s. One recording at a time: wait for it to finish (or stop it), "
+                        "then run this again" % (what, pid.strip() or "?",
+                                                 command.strip() or "command unknown", path))
+    # the lock is the kernel's (released when its holder dies, however): a file naming a
+    # dead holder is simply taken over
+    os.ftruncate(fd, 0)
+    os.write(fd, ("%d\n%s\n" % (os.getpid(), _command_line())).encode("utf-8"))
+    _HELD[path] = [fd, 1]
+
+
+def _release(path):
+    held = _HELD.get(path)
+    if held is None:
+        return
+    held[1] -= 1
+    if held[1] == 0:
+        del _HELD[path]
+        fcntl.flock(held[0], fcntl.LOCK_UN)
+        os.close(held[0])
+
+
+def lock_paths(project):
+    """(path, what) of the locks a recording holds: the checkout's (its results and staging)
+    and the asv environments' (one wheel installed at a time)."""
+    return [(os.path.join(project.work_dir, "record.lock"),
+             "checkout (results in %s)" % project.results_dir),
+            (os.path.abspath(project.env_dir) + ".lock",
+             "asv environment directory (%s)" % project.env_dir)]
+
+
+@contextlib.contextmanager
+def recording(project):
+    """Hold this checkout's and these asv environments' recording locks (re-entrant);
+    UserError naming the holder when another process has one."""
+    taken = []
+    try:
+        for path, what in lock_paths(project):
+            _acquire(path, what)
+            taken.append(path)
+        yield
+    finally:
+        for path in reversed(taken):
+            _release(path)
+
+
 # --- recording into results/ ------------------------------------------------------------------
 class Staging(object):
     """A staging results directory for one run: asv writes there, complete files are merged
@@ -256,6 +333,7 @@ class Staging(object):
         self._seen = {}
         self.merged = set()
         self.unreadable = []
+        self.write_error = None  # an OSError writing into results/ (disk full, read-only)
 
     def prepare(self, commits):
         """Copy in what is recorded for these commits (asv's --skip-existing reads it)."""
@@ -266,9 +344,13 @@ class Staging(object):
         with open(os.path.join(self.dir, "pid"), "w") as fh:
             fh.write(str(os.getpid()))
         prefixes = tuple(c[:8] for c in commits)
+        # what the run starts from, kept apart: a point still equal to it was not measured
+        start = os.path.join(self.dir, BASELINE, self.machine)
+        os.makedirs(start)
         for path in self.store.files(self.machine):
             if os.path.basename(path).startswith(prefixes):
                 shutil.copy2(path, os.path.join(target, os.path.basename(path)))
+                shutil.copy2(path, os.path.join(start, os.path.basename(path)))
         for name in (results.BENCHMARKS_FILE,):
             path = os.path.join(self.store.results_dir, name)
             if os.path.exists(path):
@@ -296,20 +378,30 @@ class Staging(object):
         return out
 
     def merge(self, final=False):
-        """Merge staged result files asv has changed since the last merge."""
+        """Merge staged result files asv has changed since the last merge. A write into
+        results/ that fails (disk full, read-only) is kept in write_error; the staging
+        keeps the measurements."""
         for path in self._staged_files():
             stamp = self._stamp(path)
             if stamp is None or self._seen.get(path) == stamp:
                 continue
-            recorded = os.path.join(self.store.results_dir,
-                                    os.path.relpath(path, self.results_dir))
-            if results.merge_result_file(path, recorded):
+            relative = os.path.relpath(path, self.results_dir)
+            recorded = os.path.join(self.store.results_dir, relative)
+            try:
+                done = results.merge_result_file(path, recorded, _start_of(self.dir, relative))
+            except OSError as exc:
+                self.write_error = exc
+                continue
+            if done:
                 self._seen[path] = stamp
                 self.merged.add(recorded)
             elif final:
                 self.unreadable.append(path)
         if final:
-            self._merge_side_files(self.results_dir)
+            try:
+                self._merge_side_files(self.results_dir)
+            except OSError as exc:
+                self.write_error = exc
 
     def _merge_side_files(self, staged_root):
         """benchmarks.json (the suite asv discovered) and a machine.json the record lacks."""
@@ -343,16 +435,41 @@ class Staging(object):
             if folder == self.dir or _alive(folder):
                 continue
             staged_root = os.path.join(folder, "results")
-            for path in self._staged_files(staged_root):
-                recorded = os.path.join(self.store.results_dir,
-                                        os.path.relpath(path, staged_root))
-                if results.merge_result_file(path, recorded):
-                    recovered += 1
-            self._merge_side_files(staged_root)
+            try:
+                for path in self._staged_files(staged_root):
+                    relative = os.path.relpath(path, staged_root)
+                    recorded = os.path.join(self.store.results_dir, relative)
+                    if results.merge_result_file(path, recorded, _start_of(folder, relative)):
+                        recovered += 1
+                self._merge_side_files(staged_root)
+            except OSError as exc:
+                raise UserError(
+                    "cannot write into %s (%s): the results there are unchanged; the "
+                    "measurements of an interrupted run are kept in %s and are merged by the "
+                    "next run" % (self.store.results_dir, exc.strerror or exc, folder))
             shutil.rmtree(folder, ignore_errors=True)
         for path in self.store.stale_temporaries():
             os.unlink(path)
         return recovered
+
+
+BASELINE = "start"  # a staging's copy of the record as the run began
+
+
+def _start_of(staging_dir, relative):
+    """What the staged file `relative` started from: its copy in the staging's start/ ({}
+    of results when the run started without one), or None for a staging made before start/
+    was kept (then merges go by started_at alone)."""
+    start = os.path.join(staging_dir, BASELINE)
+    if not os.path.isdir(start):
+        return None
+    path = os.path.join(start, relative)
+    if not os.path.exists(path):
+        return {"results": {}, "result_columns": list(results.COLUMNS)}
+    try:
+        return results.read_result_file(path)
+    except results.ResultFileError:
+        return None
 
 
 def _alive(staging_dir):
@@ -387,7 +504,15 @@ def record(project, machine, commits, asv_args, env=None):
     Before: files of these commits are validated (a bad one: ResultsProblem, nothing runs),
     the machine record is checked, a killed run's staging is recovered. During and after:
     complete files are merged (never a measured point replaced by a failure or a skip).
-    Returns asv's exit code; Interrupted after merging what finished."""
+    Returns asv's exit code; Interrupted after merging what finished. Holds the recording
+    locks throughout (another run recording here: UserError naming it); results/ that
+    cannot be written (disk full, read-only): UserError naming the staging that keeps the
+    measurements, which the next run merges."""
+    with recording(project):
+        return _record(project, machine, commits, asv_args, env)
+
+
+def _record(project, machine, commits, asv_args, env=None):
     store = project.store
     store.require_valid(machine, commits)
     require_machine_is_this_host(store, machine)
@@ -411,4 +536,11 @@ def record(project, machine, commits, asv_args, env=None):
         for path in staging.unreadable:
             print("warning: asv left %s incomplete; the recorded results are unchanged and a "
                   "resume measures it again" % path, file=sys.stderr, flush=True)
+        if staging.write_error is not None:
+            exc = staging.write_error
+            raise UserError(
+                "cannot write into %s (%s): what was recorded there before is unchanged "
+                "(%d file(s) merged); this run's measurements are kept in %s and merged by "
+                "the next run once it can write" % (store.results_dir, exc.strerror or exc,
+                                                   len(staging.merged), staging.dir))
         staging.close()

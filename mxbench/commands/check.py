@@ -106,9 +106,11 @@ def run_check(project, base_release, head_release, flavor, variant, factor, benc
 
     def continuous(regexes):
         selected = [arg for regex in regexes for arg in ("-b", regex)]
-        return asvtools.run_asv(["continuous", "--factor", str(factor), "--machine", machine,
-                                 "-E", env_name, "--split"] + selected + list(asv_extra)
-                                + [base, head], config=check_config, cwd=project.base)
+        with asvtools.recording(project):  # it installs into the asv environments
+            return asvtools.run_asv(["continuous", "--factor", str(factor), "--machine",
+                                     machine, "-E", env_name, "--split"] + selected
+                                    + list(asv_extra) + [base, head], config=check_config,
+                                    cwd=project.base)
 
     code = continuous(check_regexes(project, flavor, selection, bench))
     compared = compared_points(store, machine, base, head, env_name, factor)

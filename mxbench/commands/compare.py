@@ -1,4 +1,7 @@
 """`mxbench compare`: asv compare of two recorded releases, per flavor, on validated files."""
+import os
+import tempfile
+
 from mxbench.asvrun import runner as asvtools
 from mxbench.core.formatting import positive_factor
 
@@ -27,7 +30,17 @@ def compare_machine(project, requested, commits, env_name):
 
 
 def cmd_compare(args):
-    """Real `asv compare`, after the files it reads are validated, per flavor."""
+    """Real `asv compare`, after the files it reads are validated, per flavor; asv reads the
+    results mxbench validated (--results DIR: a copy of the config pointing there)."""
+    with tempfile.TemporaryDirectory(prefix="mxbench-compare-") as scratch:
+        config = args.project.config
+        if args.project.results_dir != os.path.abspath(args.project._path("results_dir")):
+            config = asvtools.config_copy(config, os.path.join(scratch, "asv.conf.json"),
+                                          results_dir=args.project.results_dir)
+        return compare_releases(args, config)
+
+
+def compare_releases(args, config):
     project = args.project
     commits = [project.commit(r) for r in (args.base, args.head)]
     code = 0
@@ -45,7 +58,7 @@ def cmd_compare(args):
         if args.only_changed:
             asv_args.append("--only-changed")
         rows = GpuRowFilter(project.matrix.flavor(flavor).device)
-        code = max(code, asvtools.run_asv(asv_args + args.asv_args + commits, config=project.config,
+        code = max(code, asvtools.run_asv(asv_args + args.asv_args + commits, config=config,
                                           cwd=project.base, keep_line=rows.keep))
         if rows.left_out:
             print("(%d rows of device='gpu' points left out: %s has no GPU, they only skip)"

@@ -13,6 +13,7 @@ import re
 from env_matrix.matrix import MatrixError
 
 from mxbench.asvrun import runner as asvtools
+from mxbench.core.errors import UserError
 from mxbench.core.formatting import change_text, positive_factor
 from mxbench.core.results import by_name, measured
 
@@ -97,6 +98,10 @@ class Bisection(object):
             raise MatrixError("no verdict: %s has no measured point at %s (%s, machine %s): "
                               "it is not in that release's suite, or it failed or skipped there"
                               % (self.benchmark, release, self.flavor, self.machine))
+        if not any(measured(v) and v > 0 for v in values):
+            raise UserError("no verdict: every measured point of %s at %s is 0 (%s, machine "
+                            "%s): a change from or to 0 has no ratio to bisect on"
+                            % (self.benchmark, release, self.flavor, self.machine))
         print("  %-12s %s" % (release, geometric_mean_text(values)), flush=True)
         self.values[release] = values
         return values

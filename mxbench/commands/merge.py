@@ -1,4 +1,5 @@
 """`mxbench merge`: fold other machines' results directories (CI artifacts) into results/."""
+from mxbench.asvrun import runner as asvtools
 from mxbench.core import results
 
 
@@ -12,11 +13,12 @@ def setup_arguments(subparsers):
 
 def cmd_merge(args):
     store = args.project.store
-    for source in args.dirs:
-        merged, notes = results.merge_results_dir(store, source)
-        for machine, count in sorted(merged.items()):
-            print("%s: %s: %d result file(s) merged into %s"
-                  % (source, machine, count, store.results_dir))
-        for note in notes:
-            print("note: %s" % note)
+    with asvtools.recording(args.project):  # not while a run merges into the same results
+        for source in args.dirs:
+            merged, notes = results.merge_results_dir(store, source)
+            for machine, count in sorted(merged.items()):
+                print("%s: %s: %d result file(s) merged into %s"
+                      % (source, machine, count, store.results_dir))
+            for note in notes:
+                print("note: %s" % note)
     return 0

@@ -8,6 +8,7 @@ from tabulate import tabulate
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import results
 from mxbench.core import selection as point_selection
+from mxbench.core.errors import UserError
 
 
 def setup_arguments(subparsers):
@@ -41,11 +42,49 @@ def print_plan(project, releases, flavors):
     print(tabulate(rows, headers=["release"] + flavors), flush=True)
 
 
+def bench_regex(args):
+    """--bench compiled (a bad regex: UserError), or the default selection's."""
+    try:
+        return re.compile(args.bench or DEFAULT_BENCH)
+    except re.error as exc:
+        raise UserError("--bench %r is not a regular expression (%s)" % (args.bench, exc))
+
+
+def bench_selects(regex, name):
+    """asv -b's rule: the regex is tried on the benchmark's name, then on the point's
+    'name(param, ...)', so an anchor on the bare name selects all its points."""
+    return bool(regex.search(name.partition("(")[0]) or regex.search(name))
+
+
+def require_bench_selects(project, args, flavors):
+    """An explicit --bench that selects no point of the suite (on these flavors' devices):
+    UserError, before anything is recorded."""
+    if not args.bench:
+        return
+    regex = bench_regex(args)
+    devices = sorted(set(project.matrix.flavor(f).device for f in flavors))
+    selection = point_selection.chosen(args)
+    for benchmark in point_selection.discover():
+        for point in point_selection.selected_points(benchmark, selection, devices):
+            if bench_selects(regex, point_selection.point_name(benchmark, point)):
+                return
+    raise UserError("--bench %r selects no benchmark point (%s selection, device %s): nothing "
+                    "to run; asv's -b matches 'module.Class.method' and "
+                    "'module.Class.method(param, ...)'" % (args.bench, selection,
+                                                            "/".join(devices)))
+
+
 def cmd_run(args):
     project = args.project
     flavors = args.flavor or project.flavors
     for flavor in flavors:
         project.matrix.flavor(flavor)
+    require_bench_selects(project, args, flavors)
+    with asvtools.recording(project):
+        return run_flavors(project, args, flavors)
+
+
+def run_flavors(project, args, flavors):
     if args.minor_lines:
         releases = project.newest_per_minor_line(flavors)
     else:
@@ -92,7 +131,8 @@ def run_releases(project, machine, releases, envs, args, asv_extra, devices):
         names = point_selection.to_measure(
             benchmarks, selection, devices, project.store, machine, project.commit(release),
             envs, rerun=args.rerun)
-        names = [n for n in names if re.search(args.bench or DEFAULT_BENCH, n)]
+        regex = bench_regex(args)
+        names = [n for n in names if bench_selects(regex, n)]
         groups.setdefault(tuple(names), []).append(release)
     code = 0
     for names, group in groups.items():

@@ -17,6 +17,7 @@ from env_matrix import ladder
 from env_matrix.matrix import OK, MatrixError, load as load_matrix
 
 from mxbench.core import results
+from mxbench.core.errors import UserError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_CONFIG = os.path.join(ROOT, "asv.conf.json")
@@ -31,10 +32,22 @@ DEFAULT_VARIANT = "default"
 Environment = namedtuple("Environment", "name flavor variant")
 
 
+# asv's defaults for the paths a config may leave out (asv.config.Config)
+ASV_DEFAULTS = {"results_dir": "results", "html_dir": "html", "env_dir": "env",
+                "benchmark_dir": "benchmarks"}
+
+
 def read_config(path=DEFAULT_CONFIG):
-    """asv.conf.json as asv reads it (asv accepts // comments and trailing commas)."""
+    """asv.conf.json as asv reads it (asv accepts // comments and trailing commas); one that
+    cannot be read is a UserError naming it."""
     from asv.util import load_json
-    return load_json(path, js_comments=True)
+    try:
+        conf = load_json(path, js_comments=True)
+    except (OSError, ValueError) as exc:
+        raise UserError("%s: not a readable asv config (%s)" % (path, exc))
+    if not isinstance(conf, dict):
+        raise UserError("%s: not an asv config (a JSON object)" % path)
+    return conf
 
 
 class Project(object):
@@ -46,6 +59,16 @@ class Project(object):
             raise MatrixError("no asv config at %s" % self.config)
         self.conf = read_config(self.config)
         self.base = os.path.dirname(self.config)
+        try:
+            self._read_conf(results_dir)
+        except (KeyError, IndexError, TypeError) as exc:
+            raise UserError("%s: not a config of this suite (%s missing or malformed)"
+                            % (self.config, exc))
+        self._results_override = results_dir
+        self._tags = None
+        self._environments = None
+
+    def _read_conf(self, results_dir):
         self.ladder_dir = self._path("repo")
         # results/ is the history; experiments (A/A pairs, A/B variants) live apart, in
         # experiments/, so that plain asv commands and the site see one history.
@@ -53,13 +76,11 @@ class Project(object):
                             else self._path("results_dir"))
         self.experiments_dir = os.path.join(self.base, EXPERIMENTS)
         self.html_dir = self._path("html_dir")
+        self.env_dir = self._path("env_dir")
         self.python = self.conf["pythons"][0]
         self.numpy = self.conf["matrix"]["req"].get("numpy")
         self.matrix = load_matrix()
         self.store = results.Store(self.results_dir)
-        self._results_override = results_dir
-        self._tags = None
-        self._environments = None
 
     @classmethod
     @lru_cache(maxsize=None)
@@ -76,6 +97,8 @@ class Project(object):
         return results.Store(self.experiments_dir)
 
     def _path(self, key):
+        if key not in self.conf and key in ASV_DEFAULTS:
+            return os.path.join(self.base, ASV_DEFAULTS[key])
         return os.path.join(self.base, self.conf[key])
 
     @property
@@ -96,6 +119,7 @@ class Project(object):
             if not os.path.isdir(self.ladder_dir):
                 ladder.ensure(self.ladder_dir)
             self._tags = ladder.tags(self.ladder_dir)
+            require_generated_tags(self.ladder_dir, self._tags)
         return self._tags
 
     def commit(self, release):
@@ -201,6 +225,33 @@ class Project(object):
     def work_dir(self):
         """Git-ignored scratch beside the results: staging, check results, config copies."""
         return os.path.join(os.path.dirname(self.results_dir), ".asv")
+
+
+@lru_cache(maxsize=None)
+def generated_tags():
+    """{release: commit} of the ladder as `python -m env_matrix ladder` generates it now."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="mxbench-ladder-") as scratch:
+        path = os.path.join(scratch, "ladder")
+        ladder.build(path)
+        return ladder.tags(path)
+
+
+def require_generated_tags(ladder_dir, tags):
+    """The ladder's tags must be the generated ladder's: a moved, missing or stale tag would
+    compare (and record) the wrong release. UserError naming it and the command that fixes it."""
+    expected = generated_tags()
+    wrong = sorted((r for r in set(expected) | set(tags) if expected.get(r) != tags.get(r)),
+                   key=lambda r: (r not in expected, r))
+    if wrong:
+        release = wrong[0]
+        found = tags.get(release)
+        raise UserError(
+            "the release ladder %s does not match the generated one: tag %s %s (the generated "
+            "ladder has %s)%s; regenerate it with `python -m mxbench setup`"
+            % (ladder_dir, release, "points at %s" % found[:12] if found else "is missing",
+               expected[release][:12] if release in expected else "no such tag",
+               " and %d other tag(s) differ" % (len(wrong) - 1) if len(wrong) > 1 else ""))
 
 
 def load(config=DEFAULT_CONFIG, results_dir=None):

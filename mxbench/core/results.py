@@ -100,7 +100,54 @@ def _expect(path, ok, what):
         raise ResultFileError(path, what)
 
 
-def _check_row(path, name, row, columns):
+# What a value of each kind of benchmark can be (asv's unit, else the method's prefix): a
+# timing is positive and finite, a memory figure non-negative and finite; any other value
+# (a rate, a count) finite. NaN (a skip) and null (a failure) are not values.
+TIMING_PREFIXES = ("time_", "timeraw_")
+MEMORY_PREFIXES = ("mem_", "peakmem_")
+
+
+def value_problem(name, value, unit=None):
+    """None when `value` can be a measurement of benchmark `name` (unit from
+    benchmarks.json, if known), else what is wrong with it."""
+    if not measured(value):
+        return None
+    method = name.rsplit(".", 1)[-1]
+    if unit == "seconds" or (unit is None and method.startswith(TIMING_PREFIXES)):
+        if not (math.isfinite(value) and value > 0):
+            return "%r is not a timing (a timing is positive and finite)" % value
+    elif unit == "bytes" or (unit is None and method.startswith(MEMORY_PREFIXES)):
+        if not (math.isfinite(value) and value >= 0):
+            return "%r is not a memory figure (it is non-negative and finite)" % value
+    elif not math.isfinite(value):
+        return "%r is not a measurement (it is finite)" % value
+    return None
+
+
+_UNITS = {}
+
+
+def units_beside(path):
+    """{benchmark: unit} from the benchmarks.json of the results directory that holds the
+    result file `path` ({} when there is none or it cannot be read)."""
+    bench = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(path))),
+                         BENCHMARKS_FILE)
+    try:
+        st = os.stat(bench)
+    except OSError:
+        return {}
+    key = (bench, st.st_mtime_ns, st.st_size)
+    if key not in _UNITS:
+        try:
+            info = read_benchmarks_file(bench)
+        except ResultFileError:
+            info = {}
+        _UNITS.clear()
+        _UNITS[key] = dict((k, v.get("unit")) for k, v in info.items() if v.get("unit"))
+    return _UNITS[key]
+
+
+def _check_row(path, name, row, columns, units=None):
     where = "benchmark %s" % name
     _expect(path, isinstance(row, list) and 0 < len(row) <= len(columns),
             "%s: a row must be a list of at most %d values" % (where, len(columns)))
@@ -114,6 +161,9 @@ def _check_row(path, name, row, columns):
     _expect(path, result is None or (isinstance(result, list) and len(result) == n and all(
         v is None or _is_number(v) for v in result)),
         "%s: result must be null or %d numbers/nulls (one per parameter point)" % (where, n))
+    for i, value in enumerate(result or []):
+        problem = value_problem(name, value, (units or {}).get(name))
+        _expect(path, problem is None, "%s: point %d: %s" % (where, i, problem))
     for column in PER_POINT[1:]:
         value = values.get(column)
         if column == "samples":
@@ -131,8 +181,9 @@ def _check_row(path, name, row, columns):
                 "%s: %s must be a number" % (where, column))
 
 
-def validate_result_data(path, data):
-    """Raise ResultFileError unless `data` is a result file as asv 0.6 writes it."""
+def validate_result_data(path, data, units=None):
+    """Raise ResultFileError unless `data` is a result file as asv 0.6 writes it, holding
+    values that can be measurements (value_problem; units: {benchmark: asv unit})."""
     _expect(path, isinstance(data, dict), "not a JSON object")
     _expect(path, data.get("version") == API_VERSION,
             "result format version %r, expected %d (asv 0.6)" % (data.get("version"), API_VERSION))
@@ -151,13 +202,14 @@ def validate_result_data(path, data):
             and "params" in columns, "unknown result_columns %r" % (columns,))
     _expect(path, isinstance(data["params"].get("machine"), str), "params.machine missing")
     for name, row in data["results"].items():
-        _check_row(path, name, row, columns)
+        _check_row(path, name, row, columns, units)
 
 
 def read_result_file(path):
-    """The validated contents of one result file (a dict as asv wrote it)."""
+    """The validated contents of one result file (a dict as asv wrote it); the units of its
+    values are those of the benchmarks.json beside its machine folder."""
     data = _read_json(path)
-    validate_result_data(path, data)
+    validate_result_data(path, data, units_beside(path))
     machine_dir = os.path.basename(os.path.dirname(os.path.abspath(path)))
     _expect(path, data["params"]["machine"] == machine_dir,
             "recorded for machine %r but stored under %r" % (data["params"]["machine"], machine_dir))
@@ -212,11 +264,19 @@ def _write_atomic(path, data):
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     tmp = os.path.join(directory, ".%s%s%d" % (os.path.basename(path), TMP_MARK, os.getpid()))
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError:  # disk full, read-only: `path` is as it was, no temporary is left
+        if os.path.exists(tmp):
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        raise
 
 
 def copy_for_site(store, target):
@@ -253,26 +313,56 @@ def _column(values, column, n):
     return list(value) if isinstance(value, list) else [None] * n
 
 
-def merge_rows(old, new):
-    """One benchmark's row: the new run's, except where it failed or skipped a point that
-    the record has measured (same benchmark version and parameter values): there the
-    record's point stays, with its statistics and samples. Points are matched by their
-    parameter values, so a grid that grew (a dtype added to an entry) keeps the points
+def _started_later(a, b):
+    """Was row `a` measured after row `b` (asv's started_at, ms)? False when unknown."""
+    a, b = a.get("started_at"), b.get("started_at")
+    return _is_number(a) and _is_number(b) and a > b
+
+
+def merge_rows(old, new, base=None):
+    """One benchmark's row: the new run's, except where the record's point is at least as
+    new (same benchmark version and parameter values):
+    - the new run failed or skipped a point the record has measured;
+    - the new point is what the record held when the new run began (`base`, the staging's
+      starting copy): the run did not measure it, and the record may have a newer value;
+    - the record's row was measured later (started_at) than the new one, and its point is
+      not the starting copy's.
+    There the record's point stays, with its statistics and samples. Points are matched by
+    their parameter values, so a grid that grew (a dtype added to an entry) keeps the points
     recorded before; a point the new grid no longer has is gone with it."""
     if old["version"] != new["version"]:
         return new  # another benchmark now: asv compares only the same version
+    if base is not None and base.get("version") != new["version"]:
+        base = None
+    if base is not None and json.dumps(_row_list(base)) == json.dumps(_row_list(new)):
+        return old  # a copy of what was recorded when the run began: nothing measured
     old_points = dict((point, i) for i, point in enumerate(row_points(old["params"])))
     new_points = row_points(new["params"])
     old_result = _column(old, "result", len(old_points))
     new_result = _column(new, "result", len(new_points))
+    base_value = {}
+    if base is not None:
+        base_points = row_points(base["params"])
+        base_value = dict(zip(base_points, _column(base, "result", len(base_points))))
+    record_later = _started_later(old, new)
     source = []  # per new point: the record's index to keep, or None
     for i, point in enumerate(new_points):
         j = old_points.get(point)
-        keep = j is not None and measured(old_result[j]) and not measured(new_result[i])
+        if j is None:
+            keep = False
+        elif not measured(new_result[i]):
+            keep = measured(old_result[j])
+        elif point in base_value and base_value[point] == new_result[i]:
+            keep = True  # not measured by the new run
+        else:
+            keep = (record_later and measured(old_result[j])
+                    and not (point in base_value and base_value[point] == old_result[j]))
         source.append(j if keep else None)
     if all(j is None for j in source):
         return new
     merged = dict(new)
+    if all(j is not None for j in source):
+        merged["started_at"], merged["duration"] = old["started_at"], old["duration"]
     for column in PER_POINT:
         a, b = _column(old, column, len(old_points)), _column(new, column, len(new_points))
         merged[column] = [b[i] if j is None else a[j] for i, j in enumerate(source)]
@@ -316,16 +406,29 @@ def by_name(points):
     return dict((p.name, p) for p in points)
 
 
-def merge_result_data(old, new):
+def merge_result_data(old, new, base=None):
     """A result file's data: `new` (a later run of the same commit and environment) folded
-    into `old` by merge_rows; benchmarks only one side has are kept."""
+    into `old` by merge_rows; benchmarks only one side has are kept. `base`: what the new
+    run started from (a staging's copy of the record; {"results": {}} when there was none),
+    or None when that is not known."""
     merged = dict(new)
     merged["result_columns"] = list(COLUMNS)
     merged["version"] = API_VERSION
     rows = dict((name, _row_dict(row, old["result_columns"])) for name, row in old["results"].items())
+    base_rows = None
+    if base is not None:
+        base_rows = dict((name, _row_dict(row, base["result_columns"]))
+                         for name, row in base["results"].items())
     for name, row in new["results"].items():
         row = _row_dict(row, new["result_columns"])
-        rows[name] = merge_rows(rows[name], row) if name in rows else row
+        if name in rows:
+            start = (base_rows or {}).get(name) if base_rows is not None else None
+            if base_rows is not None and start is None:
+                start = dict.fromkeys(COLUMNS)  # a benchmark the start lacked: measured
+                start.update(version=row["version"], params=row["params"])
+            rows[name] = merge_rows(rows[name], row, start)
+        else:
+            rows[name] = row
     merged["results"] = dict((name, _row_list(row)) for name, row in rows.items())
     durations = dict(old.get("durations", {}))
     durations.update(new.get("durations", {}))
@@ -333,15 +436,16 @@ def merge_result_data(old, new):
     return merged
 
 
-def merge_result_file(staged, recorded):
+def merge_result_file(staged, recorded, base=None):
     """Fold the staged result file into the recorded one (atomically). Returns False, and
-    changes nothing, while the staged file is incomplete (asv is writing it)."""
+    changes nothing, while the staged file is incomplete (asv is writing it). `base`: the
+    data the staged file started from (merge_result_data), None when unknown."""
     try:
         new = read_result_file(staged)
     except ResultFileError:
         return False
     if os.path.exists(recorded):
-        new = merge_result_data(read_result_file(recorded), new)
+        new = merge_result_data(read_result_file(recorded), new, base)
     write_json_atomic(recorded, new, compact=True)
     return True
 

@@ -76,6 +76,19 @@ CHILD_ENV = "MXBENCH_ADHOC_CHILD"  # set in the child that runs an isolated entr
 CHILD_TIMEOUT = 1800
 
 
+def require_writable_output(path):
+    """-o is checked before anything is measured (else the measurements are lost): its
+    folder must exist and be writable, and it must not be a folder."""
+    if path in (None, "-"):
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError("-o %s: there is no folder %s" % (path, folder))
+    if os.path.isdir(path) or not os.access(folder, os.W_OK):
+        raise ValueError("-o %s: cannot be written (%s)" % (
+            path, "a folder" if os.path.isdir(path) else "the folder is not writable"))
+
+
 class RowProblem(Exception):
     """Ends one row with a status and a one-line message."""
 
@@ -731,6 +744,7 @@ def cmd_adhoc(args):
     if args.runs < 1 or args.warmup < 0:
         raise errors.UserError("--runs must be >= 1 and --warmup >= 0")
     try:
+        require_writable_output(args.output)
         H.require_mxnet()
         jobs = plan_from_args(args)
     except (NotImplementedError, RuntimeError, ValueError) as exc:
