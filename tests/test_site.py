@@ -31,6 +31,7 @@ import itertools
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -406,13 +407,26 @@ def test_regressions_page_lists_the_import_memory_regression(browser, asv_e2e):
     browser.goto(browser.base + "index.html#regressions")
     rows = browser.wait_for(
         "$('#regressions-body table tbody tr').length > 0 && "
+        "$('#regressions-body table tbody tr').not('.mxbench-tidy').length === 0 && "
         "$('#regressions-body table:visible tbody tr').map(function(){"
         "  return $(this).find('td').map(function(){return $(this).text()}).get().join(' ; ')"
         "}).get()",
         "rows in the regressions table")
     browser.screenshot(ARTIFACTS / "site-regressions.png")
-    commits = "%s..%s" % (asv_e2e.tags["1.6.0"][:8], asv_e2e.tags["1.7.0.post1"][:8])
-    assert any(row.startswith(REGRESSION_BENCH + " ;") and commits in row for row in rows), rows
+    # Release names, not the ladder's hashes; the flavor in its own column; values in units
+    # (bytes as MiB, not asv's "84.1M"); no "Infinityx" (a value before of 0 has no ratio).
+    head = browser.evaluate("$('#regressions-body table:visible thead th')"
+                            ".map(function(){return $(this).text()}).get()")
+    assert head[:3] == ["Benchmark", "Flavor", "Date"], head
+    found = [row.split(" ; ") for row in rows if row.startswith(REGRESSION_BENCH + " ;")]
+    assert found, rows
+    cells = found[0]
+    assert cells[1] == "cpu-mkldnn", cells
+    assert cells[3] == "1.6.0 \u2192 1.7.0.post1", cells
+    assert cells[5].endswith(" MiB") and cells[6].endswith(" MiB"), cells
+    for row in rows:
+        assert "Infinity" not in row and not any(
+            h[:8] in row for h in asv_e2e.tags.values()), row
     assert_all_local(browser)
 
 
@@ -489,6 +503,67 @@ def test_site_opens_from_disk(browser, site):
     assert "open it from disk" in site.output, site.output[-500:]
 
 
+SERIES_COLOURS = """(function(){var plot = $('#main-graph').data('plot');
+  var out = {}; plot.getData().forEach(function(s){out[s.mxbench_label] = s.color}); return out})()"""
+
+
+def test_a_series_has_one_colour_over_http_and_from_disk(browser, site):
+    """asv colours lines in the order their graph files finish loading, which differs between
+    HTTP and file:// (one script for all): the overlay colours them by their sorted labels."""
+    colours = []
+    for url in (browser.base + "index.html#" + GRAPH_BENCH, file_url(site.html, GRAPH_BENCH)):
+        browser.goto(url)
+        wait_for_plot(browser, "the graph of %s (%s)" % (GRAPH_BENCH, url), settle=2.0)
+        colours.append(browser.evaluate(SERIES_COLOURS))
+    assert len(colours[0]) >= 2 and colours[0] == colours[1], colours
+    palette = browser.evaluate("$.asv.colors")
+    assert [colours[0][label] for label in sorted(colours[0])] == \
+        palette[:len(colours[0])], colours[0]
+
+
+def test_history_graph_paths_have_no_torch_level(asv_e2e, tmp_path):
+    """The baselines' results (torch in their environment) merged into the site's results
+    copy: no `torch` parameter reaches asv, so the history's graph paths and legends are as
+    before the merge (no "torch-null" level)."""
+    from mxbench.core import project as project_model
+    from mxbench.core.results import Store, read_result_file
+    from mxbench.site import publish
+    baselines = project_model.load(publish.BASELINES_CONFIG).store
+    if not baselines.files():
+        pytest.skip("no recorded baselines")
+    assert any("torch" in read_result_file(f)["params"] for f in baselines.files())
+    copy = publish.site_results(Store(str(asv_e2e.first_results)), str(tmp_path), baselines)
+    files = Store(copy).files()
+    assert len(files) > len(baselines.files())
+    for path in files:
+        params = read_result_file(path)["params"]
+        assert not set(publish.EXTRA_ONLY_FIELDS) & set(params), (path, params)
+
+
+def test_front_page_opens_on_a_section_with_graphs(browser, history_site):
+    """asv's grid shows every benchmark; on the history the first section was
+    `bench_device_memory`, a title over boxes with no data (GPU only). The grid leaves out
+    benchmarks without a measured value, and sections with nothing else."""
+    html = history_site.html
+    since = log_position(browser)
+    browser.goto(file_url(html))
+    browser.wait_for("$('#summarygrid-display .benchmark-group').length > 3",
+                     "the benchmark grid of the history")
+    first = browser.wait_for(
+        "(function(){var g = $('#summarygrid-display .benchmark-group:visible').first();"
+        " return {id: g.attr('id'), boxes: g.find('.benchmark-container:visible')"
+        ".map(function(){return $(this).attr('href').slice(1)}).get()}})()",
+        "the first section shown")
+    assert first["boxes"], first
+    for name in first["boxes"]:
+        assert (html / "graphs" / "summary" / (name + ".json")).exists(), (first, name)
+    # bench_device_memory has no value on these CPU machines: its section is not shown.
+    assert not list((html / "graphs" / "summary").glob("bench_device_memory*"))
+    assert not browser.evaluate("$('#group-bench_device_memory').is(':visible')"), first
+    assert browser.evaluate("$('#group-bench_device_memory').length") == 1
+    assert_all_from_disk(browser, html, since)
+
+
 def test_default_graph_view_reads_at_a_glance(browser, history_site):
     """A benchmark page of the recorded history opened with no selection in its address: the
     machine with the most results, no device='gpu' series (none has a value on these CPU
@@ -526,9 +601,29 @@ def test_default_graph_view_reads_at_a_glance(browser, history_site):
     assert not set(BOOT_FIELDS) & set(index["params"]), index["params"]
     assert len(set(legend)) == len(legend), legend
     assert not [label for label in legend if "gpu" in label], legend
-    assert all("device-cpu" in s["label"] for s in state["series"]), state["series"]
+    # Each entry names only what differs between the lines: what all share is left out.
+    common = browser.evaluate("$('#main-graph').attr('data-mxbench-common')").split("; ")
+    assert "device-cpu" in common and "dtype-float32" in common, common
+    parts = [set(label.split("; ")) for label in legend]
+    assert not set.intersection(*parts), legend
+    assert not [label for label in legend if "device-" in label or "torch" in label], legend
     assert max(len(s["points"]) for s in state["series"]) >= 5, state["series"]
     assert coloured_pixels(browser) > 200
+
+    # y ticks in units (asv: "1.40e+4" microseconds), no exponent.
+    ticks = browser.evaluate("$('#main-graph .flot-y-axis .flot-tick-label')"
+                             ".map(function(){return $(this).text()}).get()")
+    assert len(ticks) >= 3, ticks
+    for tick in ticks:
+        assert re.match(r"^[0-9]+(\.[0-9]+)? (ns|\u00b5s|ms|s)$", tick), ticks
+    # No horizontal scrollbar: nothing (the last release label) runs past the window.
+    width = browser.evaluate("[document.documentElement.scrollWidth, "
+                             "document.documentElement.clientWidth]")
+    assert width[0] <= width[1], width
+    # The commits box names releases, not ladder hashes.
+    box = browser.evaluate("$('#range').val()")
+    assert re.match(r"^[0-9][0-9a-z.]*\.\.[0-9][0-9a-z.]*$", box) and ".." in box, box
+    assert not re.search(r"[0-9a-f]{8}", box), box
 
     # The default selection, in asv's own selectors and address.
     assert state["hash"].startswith("#%s?" % DEFAULT_VIEW_BENCH), state["hash"]
@@ -551,6 +646,10 @@ def test_default_graph_view_reads_at_a_glance(browser, history_site):
     for r in releases:
         if r["tag"].endswith(".0") and r["tag"].count(".") == 2:
             assert r["shown"], (r, shown)
+    # The first and the last release of the range are labelled, inside the window.
+    ends = sorted(releases, key=lambda r: r["revision"])
+    for r in (ends[0], ends[-1]):
+        assert r["shown"] and 0 <= r["left"] and r["right"] <= width[1], (r, width)
     assert hidden, "every release label fits: nothing here checks the hiding (%s)" % releases
     titles = " ".join(r["title"] for r in shown)
     for tag in hidden:

@@ -202,6 +202,24 @@
                              rank: label_rank(tag, newest_of_line)});
             }
         });
+        /* The first and the last release of the range: always shown, their text ending at
+           their line (the last one's text would run past the plot's right edge, clipped and
+           a horizontal scrollbar on the page; the first has the room above the y axis). */
+        var first = null, last = null;
+        $.each(labels, function (i, label) {
+            if (first === null || label.revision < first.revision) {
+                first = label;
+            }
+            if (last === null || label.revision > last.revision) {
+                last = label;
+            }
+        });
+        $.each([first, last], function (i, label) {
+            if (label !== null) {
+                label.rank = -1;
+                $(label.el).addClass('mxbench-release-end');
+            }
+        });
         $.each(labels, function (i, label) {
             label.box = label.el.getBoundingClientRect();
         });
@@ -273,6 +291,7 @@
             setTimeout(function () {
                 tidy_pending = false;
                 tidy_release_labels();
+                tidy_commit_box();
             }, 0);
         }
     }
@@ -328,10 +347,329 @@
         });
     }
 
+    /* --- 5. units, legends, colours ----------------------------------------------------------- */
+    var MICRO = '\u00b5';
+    var TIME_UNITS = [['ns', 1e-9], [MICRO + 's', 1e-6], ['ms', 1e-3], ['s', 1]];
+    var BYTE_UNITS = [['B', 1], ['KiB', 1024], ['MiB', 1024 * 1024], ['GiB', 1024 * 1024 * 1024]];
+
+    function units_of(unit) {
+        return unit === 'seconds' ? TIME_UNITS : unit === 'bytes' ? BYTE_UNITS : null;
+    }
+
+    /* The largest unit not above |x| (the smallest for 0). */
+    function unit_for(units, x) {
+        var best = units[0];
+        $.each(units, function (i, u) {
+            if (Math.abs(x) >= u[1]) {
+                best = u;
+            }
+        });
+        return best;
+    }
+
+    /* A plain number: three significant digits, no exponent, no trailing zeros. */
+    function plain(x) {
+        if (x === 0) {
+            return '0';
+        }
+        var digits = Math.max(0, 2 - Math.floor(Math.log(Math.abs(x)) / Math.LN10));
+        return String(parseFloat(x.toFixed(Math.min(digits, 6))));
+    }
+
+    /* A value with its unit: "12.3 ms", "80.5 MiB" (asv: "12.345ms", "80.5M"). */
+    function human(x, unit) {
+        var units = units_of(unit);
+        if (x === null || x === undefined || isNaN(x)) {
+            return 'n/a';
+        }
+        if (units === null) {
+            return plain(x) + (unit && unit !== 'unit' ? ' ' + unit : '');
+        }
+        if (!isFinite(x)) {
+            return String(x);
+        }
+        var u = unit_for(units, x);
+        return plain(x / u[1]) + ' ' + u[0];
+    }
+
+    /* Ticks at round values of one unit, chosen by the axis' largest value. */
+    function unit_ticks(units) {
+        return function (axis) {
+            var u = unit_for(units, Math.max(Math.abs(axis.max), Math.abs(axis.min)));
+            var lo = axis.min / u[1], hi = axis.max / u[1];
+            var raw = (hi - lo) / 6 || 1;
+            var magnitude = Math.pow(10, Math.floor(Math.log(raw) / Math.LN10));
+            var step = magnitude * 10;
+            $.each([1, 2, 2.5, 5, 10], function (i, f) {
+                if (f * magnitude >= raw) {
+                    step = f * magnitude;
+                    return false;
+                }
+            });
+            var ticks = [];
+            for (var v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+                var value = parseFloat(v.toFixed(10));
+                ticks.push([value * u[1], plain(value) + ' ' + u[0]]);
+            }
+            return ticks;
+        };
+    }
+
+    function current_benchmark() {
+        var location = (window.location.hash || '').replace(/^#\/?/, '').split('?')[0];
+        var benchmarks = $.asv && $.asv.main_json && $.asv.main_json.benchmarks;
+        try {
+            location = decodeURIComponent(location);
+        } catch (e) {
+            return null;
+        }
+        return benchmarks && Object.prototype.hasOwnProperty.call(benchmarks, location)
+            ? benchmarks[location] : null;
+    }
+
+    /* asv labels each line with every parameter that varies in the page's selection; the
+       parts common to every line drawn say nothing about the line (the selectors show them):
+       each legend entry keeps what differs. Colours follow the sorted full labels, not the
+       order in which the graph files happened to load (file:// and HTTP differ there). */
+    function tidy_series(data, colors) {
+        var series = $.grep(data || [], function (s) {
+            return s && typeof s === 'object' && !$.isArray(s);
+        });
+        $.each(series, function (i, s) {
+            if (s.mxbench_label === undefined) {
+                s.mxbench_label = s.label === undefined ? null : s.label;
+            }
+        });
+        var labels = [];
+        $.each(series, function (i, s) {
+            if (s.mxbench_label !== null && $.inArray(s.mxbench_label, labels) === -1) {
+                labels.push(s.mxbench_label);
+            }
+        });
+        labels.sort();
+        var common = null;
+        $.each(labels, function (i, label) {
+            var parts = label.split('; ');
+            common = common === null ? parts : $.grep(common, function (p) {
+                return $.inArray(p, parts) !== -1;
+            });
+        });
+        $.each(series, function (i, s) {
+            if (s.mxbench_label === null) {
+                return;
+            }
+            if (colors && colors.length) {
+                s.color = colors[$.inArray(s.mxbench_label, labels) % colors.length];
+            }
+            if (labels.length > 1) {
+                s.label = $.grep(s.mxbench_label.split('; '), function (p) {
+                    return $.inArray(p, common) === -1;
+                }).join('; ');
+            } else {
+                s.label = s.mxbench_label;
+            }
+        });
+        return common || [];
+    }
+
+    function tidy_y_axis(options) {
+        var benchmark = current_benchmark();
+        var yaxis = options && options.yaxis;
+        var units = benchmark && units_of(benchmark.unit);
+        if (!yaxis || !units) {
+            return;
+        }
+        var log = !!yaxis.transform;
+        if (yaxis.axisLabel === 'relative' || (log && !yaxis.axisLabel)) {
+            return;  /* the reference scale: ratios, not values */
+        }
+        yaxis.axisLabel = '';  /* the ticks carry the unit */
+        if (log) {
+            yaxis.tickFormatter = function (v) { return human(v, benchmark.unit); };
+        } else {
+            yaxis.ticks = unit_ticks(units);
+            yaxis.tickFormatter = function (v) { return human(v, benchmark.unit); };
+        }
+    }
+
+    /* asv's seven colours, then more: past the end of its list the lines would repeat one. */
+    var PALETTE_EXTRA = ['#17BECF', '#8C564B', '#E377C2', '#BCBD22', '#2CA02C', '#1F3F8F',
+                         '#D62728', '#7F7F00'];
+
+    function wrap_plot() {
+        var plot = $.plot;
+        if (!plot || plot.mxbench_wrapped) {
+            return;
+        }
+        var wrapped = function (placeholder, data, options) {
+            var id = $(placeholder).attr('id');
+            if (id === 'main-graph' || id === 'overview') {
+                var colors = ((options && options.colors) || ($.asv && $.asv.colors) || [])
+                    .concat(PALETTE_EXTRA);
+                var common = tidy_series(data, colors);
+                if (id === 'main-graph') {
+                    tidy_y_axis(options);
+                    $(placeholder).attr('data-mxbench-common', common.join('; '));
+                }
+            }
+            return plot.apply(this, arguments);
+        };
+        $.extend(wrapped, plot);
+        wrapped.mxbench_wrapped = true;
+        $.plot = wrapped;
+    }
+
+    /* The grid leaves out the benchmarks with no measured value (window.MXBENCH_NO_DATA,
+       written by `mxbench publish`; the benchmark list still has them), and a section with
+       none left: the front page no longer opens on a title over empty boxes. */
+    function tidy_grid() {
+        var no_data = {};
+        $.each(window.MXBENCH_NO_DATA || [], function (i, name) {
+            no_data['#' + name] = true;
+        });
+        $('#summarygrid-display .benchmark-group').each(function () {
+            var group = $(this);
+            var boxes = group.find('.benchmark-container');
+            var empty = boxes.filter(function () {
+                return no_data.hasOwnProperty($(this).attr('href'));
+            });
+            empty.addClass('mxbench-no-data');
+            group.toggleClass('mxbench-no-data', boxes.length > 0 &&
+                              empty.length === boxes.length);
+        });
+    }
+
+    /* --- 6. release names for commits --------------------------------------------------------- */
+    function release_of_hash() {
+        var json = $.asv && $.asv.main_json;
+        var names = {};
+        if (!json || !json.tags) {
+            return names;
+        }
+        $.each(json.tags, function (tag, revision) {
+            var hash = json.revision_to_hash[revision];
+            if (hash) {
+                names[hash] = tag;
+            }
+        });
+        return names;
+    }
+
+    /* "e35afd14" -> "2.0.0"; a hash prefix that names no release stays as it is. */
+    function release_name(prefix) {
+        var names = release_of_hash();
+        var found = null;
+        $.each(names, function (hash, tag) {
+            if (prefix && hash.indexOf(prefix) === 0) {
+                found = tag;
+                return false;
+            }
+        });
+        return found === null ? prefix : found;
+    }
+
+    /* "a..b", "a^!", "a" -> "1.6.0..1.7.0.post1", ... */
+    function release_range(text) {
+        return String(text).replace(/[0-9a-f]{6,40}/g, function (hash) {
+            return release_name(hash);
+        });
+    }
+
+    function tidy_commit_box() {
+        var box = $('#range');
+        if (!box.length) {
+            return;
+        }
+        var value = box.val();
+        var named = release_range(value);
+        if (named !== value) {
+            box.attr('title', value).val(named);
+        }
+    }
+
+    /* The regressions table: release names for the ladder's hashes, a flavor column, no
+       "Infinityx" where the value before was 0. */
+    function tidy_regressions() {
+        var body = document.getElementById('regressions-body');
+        if (!body) {
+            return;
+        }
+        $(body).find('table').each(function () {
+            var table = $(this);
+            var head = table.find('thead tr');
+            if (head.length && !head.find('th.mxbench-flavor').length) {
+                head.find('th').first().after(
+                    '<th data-sort="string" class="mxbench-flavor">Flavor</th>');
+            }
+            table.find('tbody tr').each(function () {
+                var row = $(this);
+                if (row.hasClass('mxbench-tidy')) {
+                    return;
+                }
+                row.addClass('mxbench-tidy');
+                var cells = row.children('td');
+                var href = cells.first().find('a').attr('href') || '';
+                var flavor = /[?&]env-MXNET_FLAVOR=([^&]*)/.exec(href);
+                var flavor_name = '';
+                if (flavor) {
+                    try {
+                        flavor_name = decodeURIComponent(flavor[1]);
+                    } catch (e) {
+                        flavor_name = flavor[1];
+                    }
+                }
+                cells.first().after($('<td class="mxbench-flavor"/>').text(flavor_name));
+                cells.each(function () {
+                    var cell = $(this);
+                    var link = cell.children('a, span').first();
+                    var target = (link.length && /^[0-9a-f]{6,}(\.\.[0-9a-f]{6,})?$/.test(
+                        link.text())) ? link : null;
+                    if (target) {
+                        target.attr('title', target.text()).text(
+                            release_range(target.text()).replace('..', ' \u2192 '));
+                    } else if (/^(-?Infinity|NaN)x$/.test(cell.text())) {
+                        cell.text('n/a (before: 0)').attr(
+                            'title', 'the value before was 0: no ratio');
+                    }
+                });
+            });
+        });
+    }
+
+    if ($) {
+        $(function () {  /* after asv's own ready handler, which sets up $.asv */
+            wrap_plot();
+            if ($.asv) {
+                $.asv.pretty_unit = human;
+            }
+            var grid = document.getElementById('summarygrid-display');
+            if (grid && window.MutationObserver) {
+                new MutationObserver(tidy_grid).observe(grid, {childList: true});
+                tidy_grid();
+            }
+            var body = document.getElementById('regressions-body');
+            if (body && window.MutationObserver) {
+                var pending = false;
+                new MutationObserver(function () {
+                    if (!pending) {
+                        pending = true;
+                        setTimeout(function () {
+                            pending = false;
+                            tidy_regressions();
+                        }, 0);
+                    }
+                }).observe(body, {childList: true, subtree: true});
+            }
+        });
+    }
+
     /* For tests and the curious. */
     window.mxbenchOverlay = {
         default_hash: default_hash,
         bundle_of: bundle_of,
-        tidy_release_labels: tidy_release_labels
+        tidy_release_labels: tidy_release_labels,
+        human: human,
+        release_range: release_range,
+        tidy_grid: tidy_grid
     };
 })();

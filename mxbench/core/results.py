@@ -279,17 +279,18 @@ def _write_atomic(path, data):
         raise
 
 
-def copy_for_site(store, target):
-    """A copy of `store` in `target` for asv publish, whose result files have no BOOT_FIELDS in
-    their params: the site then draws one history per machine (the machine name already says
-    which hardware). The files themselves keep what asv recorded; machine.json is copied as is."""
+def copy_for_site(store, target, fields=BOOT_FIELDS):
+    """A copy of `store` in `target` for asv publish, whose result files have none of `fields`
+    (BOOT_FIELDS) in their params: the site then draws one history per machine (the machine
+    name already says which hardware). The files themselves keep what asv recorded;
+    machine.json is copied as is."""
     shutil.copytree(store.results_dir, target,
                     ignore=shutil.ignore_patterns(".*"))  # no temporaries of a running asv
     copy = Store(target)
     for path in copy.files():
         data = read_result_file(path)
-        if any(field in data["params"] for field in BOOT_FIELDS):
-            for field in BOOT_FIELDS:
+        if any(field in data["params"] for field in fields):
+            for field in fields:
                 data["params"].pop(field, None)
             write_json_atomic(path, data, compact=True)
     return copy

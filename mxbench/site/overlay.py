@@ -200,9 +200,15 @@ def write_overlay_data(html_dir):
             view = default_view(index["benchmarks"][name], index, graph_data)
             if view is not None:
                 defaults[name] = view
+    # Benchmarks without a single measured value (no graphs/summary/<name>.json): the grid
+    # leaves them out, so no section of it is a title over empty boxes.
+    no_data = [name for name in sorted(index.get("benchmarks", {}))
+               if not os.path.exists(os.path.join(html_dir, "graphs", "summary",
+                                                  sanitize_filename(name) + ".json"))]
     text = ("/* python -m mxbench publish: the default view of each benchmark page "
             "(mxbench/site/overlay.py:default_view; site/overlay/overlay.js applies it) */\n"
-            "window.MXBENCH_DEFAULTS = %s;\n" % _js_value(defaults))
+            "window.MXBENCH_NO_DATA = %s;\n"
+            "window.MXBENCH_DEFAULTS = %s;\n" % (_js_value(no_data), _js_value(defaults)))
     with open(os.path.join(html_dir, OVERLAY, "defaults.js"), "w", encoding="ascii") as fh:
         fh.write(text)
     return {"json_files": files, "scripts": len(bundles), "bytes": size,

@@ -109,16 +109,25 @@ def _merge_copies(target, extra):
     write_json_atomic(os.path.join(target.results_dir, BENCHMARKS_FILE), joined)
 
 
+# Environment parameters of the merged results that the history's results do not have: asv
+# gives every graph a level per parameter of any result file ("torch-null/" in every path of
+# the history, "torch" in its legends), so the site copy of the baselines drops them; the
+# graph addresses of the history stay as they were before the merge.
+EXTRA_ONLY_FIELDS = ("torch",)
+
+
 def site_results(store, workdir, extra=None):
     """The results as asv publish reads them: a copy without the fields that move between
     boots of one machine (results.BOOT_FIELDS), so each machine is one history; with the
-    Store `extra` (the baselines) merged in. Returns the copy's folder."""
-    from mxbench.core.results import copy_for_site
+    Store `extra` (the baselines) merged in, without EXTRA_ONLY_FIELDS. Returns the copy's
+    folder."""
+    from mxbench.core.results import BOOT_FIELDS, copy_for_site
     if not os.path.isdir(store.results_dir):
         return store.results_dir  # asv publish says what is missing
     copy = copy_for_site(store, os.path.join(workdir, "results"))
     if extra is not None:
-        _merge_copies(copy, copy_for_site(extra, os.path.join(workdir, "results-extra")))
+        _merge_copies(copy, copy_for_site(extra, os.path.join(workdir, "results-extra"),
+                                          BOOT_FIELDS + EXTRA_ONLY_FIELDS))
     return copy.results_dir
 
 
@@ -198,7 +207,7 @@ def build(config, staging, asv_extra=(), store=None, log=print):
     pages.write_models_page(config, staging, log=log)
     if extra is not None:
         pages.write_baselines_page(BASELINES_CONFIG, staging, log=log)
-        links.append((pages.BASELINES_PAGE, "MXNet vs PyTorch and NumPy"))
+        links.append((pages.BASELINES_PAGE, "Baselines"))
     pages.add_nav_links(staging, links)
 
 

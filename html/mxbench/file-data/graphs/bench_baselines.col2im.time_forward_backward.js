@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.col2im.time_forward_backward.json":[[31,[0.00039538800047012046,0.00035290800042275805,0.02134824600034335,0.04307315000005474]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_baselines.col2im.time_forward_backward.json":[[31,[0.00039538800047012046,0.00035290800042275805,0.02134824600034335,0.04307315000005474]]]});

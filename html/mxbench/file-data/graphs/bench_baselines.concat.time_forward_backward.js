@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.concat.time_forward_backward.json":[[31,[0.000505602998600807,0.0005436350002128165,null,0.004706585999883828,0.002064813001197763,null]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_baselines.concat.time_forward_backward.json":[[31,[0.000505602998600807,0.0005436350002128165,null,0.004706585999883828,0.002064813001197763,null]]]});

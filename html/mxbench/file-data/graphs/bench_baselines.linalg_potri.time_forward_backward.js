@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.linalg_potri.time_forward_backward.json":[[31,[0.0003555939983925782,0.0008046420007303823,null,0.021235316999081988,0.022258597000472946,null]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_baselines.linalg_potri.time_forward_backward.json":[[31,[0.0003555939983925782,0.0008046420007303823,null,0.021235316999081988,0.022258597000472946,null]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.linalg_syrk.time_forward_backward.json":[[31,[0.0021363770010793814,0.0006946260000404436,null,0.05059552700004133,0.014664676000393229,null]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_baselines.linalg_syrk.time_forward_backward.json":[[31,[0.0021363770010793814,0.0006946260000404436,null,0.05059552700004133,0.014664676000393229,null]]]});

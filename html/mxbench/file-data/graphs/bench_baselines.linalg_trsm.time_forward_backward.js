@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/torch-2.13.0/bench_baselines.linalg_trsm.time_forward_backward.json":[[31,[0.000878700000612298,0.0011347280014888383,null,0.029849020998881315,0.05579908699837688,null]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_baselines.linalg_trsm.time_forward_backward.json":[[31,[0.000878700000612298,0.0011347280014888383,null,0.029849020998881315,0.05579908699837688,null]]]});
