@@ -159,7 +159,8 @@ class Rehearsal(object):
             if venv.exists():
                 shutil.rmtree(str(venv))
             venv.symlink_to(ROOT / ".venv")
-        os.utime(str(workspace / "requirements.txt"), (1, 1))
+        for prerequisite in ("requirements.txt", "pyproject.toml"):  # the Makefile's venv rule
+            os.utime(str(workspace / prerequisite), (1, 1))
         up_to_date = subprocess.run(["make", "-q", ".venv/.installed"], cwd=str(workspace))
         assert up_to_date.returncode == 0, "the rehearsal would rebuild the tool venv"
 
