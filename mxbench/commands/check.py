@@ -11,7 +11,7 @@ import re
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import selection as point_selection
-from mxbench.core.formatting import positive_factor
+from mxbench.core.arguments import positive_factor
 from mxbench.core.results import Store, by_name
 
 # The gating check's defaults (docs/check.md): the variant whose A/A pairs are quietest;

@@ -3,7 +3,7 @@ import os
 import tempfile
 
 from mxbench.asvrun import runner as asvtools
-from mxbench.core.formatting import positive_factor
+from mxbench.core.arguments import positive_factor
 
 
 def setup_arguments(subparsers):

@@ -14,7 +14,8 @@ from env_matrix.matrix import MatrixError
 
 from mxbench.asvrun import runner as asvtools
 from mxbench.core.errors import UserError
-from mxbench.core.formatting import change_text, positive_factor
+from mxbench.core.arguments import positive_factor
+from mxbench.core.formatting import change_text
 from mxbench.core.results import by_name, measured
 
 FOUND, NOT_FOUND, NO_VERDICT = 0, 1, 2

@@ -6,13 +6,13 @@
     python -m mxbench matrix check-index [--package P ...]
     python -m mxbench matrix cuda-archs WHEEL|LIBRARY ...   # the compute capabilities each carries
 """
-import argparse
 import os
 
 from tabulate import tabulate
 
 from env_matrix import ladder as ladder_mod
 from env_matrix.matrix import OK, load
+from mxbench.core.arguments import command_group
 
 
 def cmd_table(args):
@@ -91,10 +91,9 @@ def cmd_cuda_archs(args):
 
 
 def setup_arguments(subparsers):
-    parser = subparsers.add_parser(
-        "matrix", help="the release x flavor table, look-ups, the ladder, index checks",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="matrix_command", required=True, metavar="COMMAND")
+    parser, sub = command_group(
+        subparsers, "matrix", "the release x flavor table, look-ups, the ladder, index checks",
+        __doc__)
 
     table = sub.add_parser("table", help="release x flavor -> package==version / no build")
     table.add_argument("--flavor", action="append", help="flavor column (repeatable)")

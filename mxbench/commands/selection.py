@@ -5,12 +5,12 @@ import sys
 from benchmarks.catalogue import tuning
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import selection
+from mxbench.core.arguments import command_group
 from mxbench.core.errors import UserError
 
 
 def setup_arguments(subparsers):
-    parser = subparsers.add_parser("selection", help="tables the point selection reads")
-    sub = parser.add_subparsers(dest="selection_command", required=True, metavar="COMMAND")
+    parser, sub = command_group(subparsers, "selection", "tables the point selection reads")
     slow = sub.add_parser(
         "slow-medium", help="the entries whose medium call is recorded at --over-ms or more",
         description="The entries whose medium call is recorded at --over-ms or more, as the "

@@ -1,5 +1,4 @@
 """How numbers are written and read back: values with their unit, ratios, --factor."""
-import argparse
 import math
 
 SECONDS_SCALE = ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"))
@@ -51,14 +50,3 @@ def change_text(before, after, unit):
     """A move of one point: '51.8us -> 60.1us (1.16x)'."""
     return "%s -> %s (%sx)" % (human_value(before, unit), human_value(after, unit),
                                ratio_text(quotient(after, before)))
-
-
-def positive_factor(text):
-    """--factor: a ratio above 1 (1.3 = 30 % slower)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("not a number: %r" % text)
-    if not value > 1.0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError("must be a ratio above 1 (e.g. 1.3), not %s" % text)
-    return value

@@ -5,7 +5,6 @@ differ. Reports: consecutive measured releases per flavor (reports/CHANGES.md an
 chart), any two recordings across environments, a PyPI package's lineage, the documented
 changes, and A/A or A/B summaries. How to read them: docs/history.md, docs/measurement.md.
 """
-import argparse
 import math
 import os
 import statistics
@@ -15,7 +14,8 @@ from collections import namedtuple
 from env_matrix.matrix import OK, MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
-from mxbench.core.formatting import change_text, human_value, positive_factor, ratio_text
+from mxbench.core.arguments import command_group, positive_factor
+from mxbench.core.formatting import change_text, human_value, ratio_text
 from mxbench.core.results import by_name, measured
 
 Change = namedtuple("Change", "name before after ratio verdict unit")
@@ -349,11 +349,10 @@ def by_kind(changes):
 
 
 def setup_arguments(subparsers):
-    parser = subparsers.add_parser(
-        "changes", help="significant differences between recorded results (releases, A/A, A/B)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser, sub = command_group(
+        subparsers, "changes",
+        "significant differences between recorded results (releases, A/A, A/B)", __doc__)
     parser.add_argument("--factor", type=positive_factor, default=1.2)
-    sub = parser.add_subparsers(dest="changes_command", required=True, metavar="COMMAND")
     rel = sub.add_parser("releases", help="every pair of consecutive measured releases")
     rel.add_argument("--top", type=int, default=10)
     rel.add_argument("-o", "--output", help="Markdown file (default: stdout)")

@@ -5,12 +5,12 @@ which bench_models turns into benchmarks). report: per model and batch, the time
 predict against the measured end-to-end time, and with a base release, which layers account
 for a change. The method and the figures: docs/models.md.
 """
-import argparse
 
 from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
+from mxbench.core.arguments import command_group
 from mxbench.core.formatting import milliseconds_text, quotient, ratio_text
 from mxbench.core.results import measured, point_name, write_json_atomic
 
@@ -209,10 +209,9 @@ def recorded_releases(project, machine, flavor):
 
 
 def setup_arguments(subparsers):
-    parser = subparsers.add_parser(
-        "models", help="the model-derived benchmarks: extract the layers, report, select",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="models_command", required=True, metavar="COMMAND")
+    parser, sub = command_group(
+        subparsers, "models", "the model-derived benchmarks: extract the layers, report, select",
+        __doc__)
     extract = sub.add_parser("extract", help="write the models' unique layers (installed MXNet)")
     extract.add_argument("-o", "--output", help="default: benchmarks/model_layers.json")
     extract.set_defaults(func=cmd_extract, needs_project=False)

@@ -1,0 +1,22 @@
+"""Pieces of the command line that several commands share: argument types, command groups."""
+import argparse
+
+
+def command_group(subparsers, name, help, doc=None):
+    """A command with subcommands of its own (`mxbench NAME SUBCOMMAND`): its parser, and the
+    subparsers its subcommands are added to (args.<name>_command names the one given)."""
+    parser = subparsers.add_parser(name, help=help, description=doc or help,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    return parser, parser.add_subparsers(dest="%s_command" % name, required=True,
+                                         metavar="COMMAND")
+
+
+def positive_factor(text):
+    """--factor: a ratio above 1 (1.3 = 30 % slower)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number: %r" % text)
+    if not value > 1.0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a ratio above 1 (e.g. 1.3), not %s" % text)
+    return value
