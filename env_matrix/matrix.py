@@ -134,6 +134,15 @@ class OffLadderGroup:
     reason: str
 
 
+def _known(table, name, what):
+    """table[name], or a MatrixError that lists the known names."""
+    try:
+        return table[name]
+    except KeyError:
+        raise MatrixError("unknown %s %r; known %ss: %s"
+                          % (what, name, what, ", ".join(table))) from None
+
+
 @dataclass
 class Matrix:
     packages: Dict[str, Dict[str, _dt.date]]
@@ -189,18 +198,10 @@ class Matrix:
 
     # -- flavors / environments ----------------------------------------------------------
     def flavor(self, name: str) -> Flavor:
-        try:
-            return self.flavors[name]
-        except KeyError:
-            raise MatrixError("unknown flavor %r; known flavors: %s"
-                              % (name, ", ".join(self.flavors))) from None
+        return _known(self.flavors, name, "flavor")
 
     def environment(self, name: str) -> Environment:
-        try:
-            return self.environments[name]
-        except KeyError:
-            raise MatrixError("unknown environment %r; known environments: %s"
-                              % (name, ", ".join(self.environments))) from None
+        return _known(self.environments, name, "environment")
 
     def runtime(self, flavor: str) -> Optional[Runtime]:
         """The PyPI CUDA runtime of a GPU flavor; None: CPU, or a system CUDA is needed."""

@@ -537,6 +537,13 @@
             group.toggleClass('mxbench-no-data', boxes.length > 0 &&
                               empty.length === boxes.length);
         });
+        /* The operators' history first: asv orders sections by name, and bench_baselines,
+           first by name, holds one release (a single point in each box). */
+        var grid = $('#summarygrid-display');
+        var history = $('#group-bench_operators');
+        if (history.length && !history.is(grid.children('.benchmark-group').first())) {
+            grid.prepend(history);
+        }
     }
 
     /* --- 6. release names for commits --------------------------------------------------------- */
