@@ -124,7 +124,21 @@ def value_problem(name, value, unit=None):
     return None
 
 
-_UNITS = {}
+_BENCHMARKS_FILES = {}  # path -> ((mtime, size), contents): the last version read of each
+
+
+def benchmarks_file(path):
+    """The contents of a benchmarks.json ({} when there is none), read again only when the
+    file changed; raises ResultFileError when it cannot be used."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return {}
+    key = (st.st_mtime_ns, st.st_size)
+    cached = _BENCHMARKS_FILES.get(path)
+    if cached is None or cached[0] != key:
+        cached = _BENCHMARKS_FILES[path] = (key, read_benchmarks_file(path))
+    return cached[1]
 
 
 def units_beside(path):
@@ -133,18 +147,10 @@ def units_beside(path):
     bench = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(path))),
                          BENCHMARKS_FILE)
     try:
-        st = os.stat(bench)
-    except OSError:
+        info = benchmarks_file(bench)
+    except ResultFileError:
         return {}
-    key = (bench, st.st_mtime_ns, st.st_size)
-    if key not in _UNITS:
-        try:
-            info = read_benchmarks_file(bench)
-        except ResultFileError:
-            info = {}
-        _UNITS.clear()
-        _UNITS[key] = dict((k, v.get("unit")) for k, v in info.items() if v.get("unit"))
-    return _UNITS[key]
+    return dict((k, v.get("unit")) for k, v in info.items() if v.get("unit"))
 
 
 def _check_row(path, name, row, columns, units=None):
@@ -458,7 +464,6 @@ class Store(object):
 
     def __init__(self, results_dir):
         self.results_dir = os.path.abspath(str(results_dir))
-        self._info = None  # (benchmarks.json's mtime and size, its contents)
 
     def __repr__(self):
         return "Store(%r)" % self.results_dir
@@ -529,14 +534,7 @@ class Store(object):
     def benchmark_info(self):
         """benchmarks.json ({} when absent): units and parameter names (read again only
         when the file changed)."""
-        path = os.path.join(self.results_dir, BENCHMARKS_FILE)
-        if not os.path.exists(path):
-            return {}
-        stat = os.stat(path)
-        key = (stat.st_mtime_ns, stat.st_size)
-        if self._info is None or self._info[0] != key:
-            self._info = (key, read_benchmarks_file(path))
-        return self._info[1]
+        return benchmarks_file(os.path.join(self.results_dir, BENCHMARKS_FILE))
 
     def has(self, machine, commit, env_name):
         """Is a result file recorded for (machine, commit, environment)?"""
