@@ -13,4 +13,9 @@ if __name__ == "__main__":
     signal.signal(signal.SIGINT, _interrupted_while_starting)
     signal.signal(signal.SIGTERM, _interrupted_while_starting)
     from mxbench.cli import main
-    sys.exit(main())
+    code = main()
+    # The command has finished and its exit code stands: a signal while the interpreter shuts
+    # down (Python resets its own handlers to the default there) must not turn it into -2.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    sys.exit(code)
