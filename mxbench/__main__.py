@@ -1,4 +1,5 @@
 """python -m mxbench: the command line (mxbench/cli.py)."""
+import os
 import signal
 import sys
 
@@ -18,4 +19,11 @@ if __name__ == "__main__":
     # down (Python resets its own handlers to the default there) must not turn it into -2.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if code in (130, 143):
+        # Under -m, Python turns any exit after a KeyboardInterrupt that passed through code
+        # run by exec() of a string (namedtuple, dataclasses: CPython's run_eval_code_obj
+        # flag) into a death by SIGINT, whatever the exit code: give the documented one.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     sys.exit(code)

@@ -32,19 +32,19 @@ import sys
 from env_matrix.matrix import MatrixError
 
 from mxbench.asvrun import runner as asvtools
-from mxbench.commands import (check, ci_matrix, compare, find, matrix, merge, run, selection,
-                              setup)
+from mxbench.commands import (check, ci_matrix, compare, confirm, find, matrix, merge, run,
+                              selection, setup)
 from mxbench.core import errors
 from mxbench.core import project as project_model
 from mxbench.core.results import ResultFileError, ResultsProblem
 from mxbench.inside import adhoc, dispatch
 from mxbench.site import publish
-from mxbench.reports import baselines, changes, cost, coverage, export, models
+from mxbench.reports import baselines, changes, cost, coverage, export, models, noise
 
 # The commands, in the order `--help` lists them: each module adds its parser and sets
 # func (and takes_asv_args / needs_project where they differ from the defaults below).
-COMMANDS = (setup, run, check, compare, find, merge, ci_matrix,
-            changes, export, cost, coverage, models, baselines, selection, matrix,
+COMMANDS = (setup, run, check, confirm, compare, find, merge, ci_matrix,
+            changes, noise, export, cost, coverage, models, baselines, selection, matrix,
             publish, adhoc, dispatch)
 
 

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# Tests record into temporary stores while pytest and the fixtures' own processes run: the
+# refusal of a busy machine (mxbench/asvrun/conditions.py) has its own test, which unsets it.
+os.environ.setdefault("MXBENCH_ALLOW_BUSY", "1")
 
 from env_matrix import ladder
 from mxbench.asvrun import runner as asvtools
@@ -86,3 +89,14 @@ def asv_e2e(tmp_path_factory):
     project.first_results = project.base / "first-results"
     shutil.copytree(str(project.results_dir), str(project.first_results))
     return project
+
+
+@pytest.fixture
+def recorded_project(asv_e2e, tmp_path):
+    """A project with the asv_e2e fixture's recorded results, sharing its environments."""
+    from mxbench.core import results
+    (tmp_path / "project").mkdir()
+    copy = AsvProject(tmp_path / "project", env_dir=asv_e2e.env_dir)
+    shutil.copytree(str(asv_e2e.first_results), str(copy.results_dir))
+    copy.store = results.Store(copy.results_dir)
+    return copy

@@ -26,13 +26,8 @@ ATTRS = ["-a", "rounds=2", "-a", "repeat=3", "-a", "warmup_time=0.02"]
 
 
 @pytest.fixture
-def project(asv_e2e, tmp_path):
-    """A project with the fixture's recorded results, sharing its environments."""
-    (tmp_path / "project").mkdir()
-    copy = AsvProject(tmp_path / "project", env_dir=asv_e2e.env_dir)
-    shutil.copytree(str(asv_e2e.first_results), str(copy.results_dir))
-    copy.store = results.Store(copy.results_dir)
-    return copy
+def project(recorded_project):
+    return recorded_project
 
 
 def measured_points(store):

@@ -237,6 +237,8 @@ COMMANDS = {
         AS_WRITTEN, check=contains("Python 3.7 → 3.11, numpy 1.21.6 → 1.23.5")),
     "python -m mxbench changes releases -o reports/CHANGES.md --chart reports/changes.png": Spec(
         AS_WRITTEN, check=files_written("reports/CHANGES.md", "reports/changes.png")),
+    "python -m mxbench confirm 1.9.0 1.9.1 --list": Spec(
+        AS_WRITTEN, check=contains("1.9.0 -> 1.9.1, cpu-mkldnn: ", "not yet confirmed")),
     # Exporting results and ad-hoc runs
     "python -m mxbench export RESULTS_DIR --format json|csv|markdown [-o FILE]": Spec(
         SYNOPSIS, check=files_written("export.md"),

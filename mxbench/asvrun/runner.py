@@ -22,6 +22,7 @@ import sys
 import threading
 
 from env_matrix.matrix import MatrixError
+from mxbench.asvrun import conditions
 from mxbench.core import project as project_model
 from mxbench.core import results
 from mxbench.core.errors import UserError
@@ -498,24 +499,40 @@ def recover_interrupted_runs(project, machine):
     return staging
 
 
-def record(project, machine, commits, asv_args, env=None):
+def record(project, machine, commits, asv_args, env=None, allow_busy=False):
     """`asv run ASV_ARGS` recording into project's results/ through a staging copy.
 
     Before: files of these commits are validated (a bad one: ResultsProblem, nothing runs),
-    the machine record is checked, a killed run's staging is recovered. During and after:
+    the machine record is checked, the machine's load is looked at (busy: UserError unless
+    allow_busy; conditions.py), a killed run's staging is recovered. During and after:
     complete files are merged (never a measured point replaced by a failure or a skip).
     Returns asv's exit code; Interrupted after merging what finished. Holds the recording
     locks throughout (another run recording here: UserError naming it); results/ that
     cannot be written (disk full, read-only): UserError naming the staging that keeps the
     measurements, which the next run merges."""
     with recording(project):
-        return _record(project, machine, commits, asv_args, env)
+        project.store.require_valid(machine, commits)
+        require_machine_is_this_host(project.store, machine)
+        watch = conditions.Watch(project.store, machine, allow_busy)
+        watch.start(commits, _environments(asv_args), _command_line())
+        outcome = "failed"
+        try:
+            code = _record(project, machine, commits, asv_args, env)
+            outcome = "exit %d" % code
+            return code
+        except (Interrupted, KeyboardInterrupt):
+            outcome = "interrupted"
+            raise
+        finally:
+            watch.finish(outcome)
+
+
+def _environments(asv_args):
+    return [asv_args[i + 1] for i, arg in enumerate(asv_args[:-1]) if arg == "-E"]
 
 
 def _record(project, machine, commits, asv_args, env=None):
     store = project.store
-    store.require_valid(machine, commits)
-    require_machine_is_this_host(store, machine)
     staging = recover_interrupted_runs(project, machine)
     staging.prepare(commits)
     stop = threading.Event()

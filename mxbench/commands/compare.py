@@ -63,7 +63,25 @@ def compare_releases(args, config):
         if rows.left_out:
             print("(%d rows of device='gpu' points left out: %s has no GPU, they only skip)"
                   % (rows.left_out, flavor))
+        print_confirmations(project, machine, args.base, args.head, flavor)
     return code
+
+
+def print_confirmations(project, machine, base, head, flavor, factor=1.2, shown=10):
+    """What the confirmation runs say of the timings the history flags (docs/trust.md)."""
+    from mxbench.reports.confirmations import (CONFIRMED, REFUTED, UNCONFIRMED, candidates,
+                                               interval_text, verdicts)
+    found = verdicts(project, machine, base, head, flavor,
+                     candidates(project, machine, base, head, flavor, factor), factor)
+    count = dict((s, sum(v.state == s for v in found)) for s in (CONFIRMED, REFUTED,
+                                                                  UNCONFIRMED))
+    print("confirmation runs (docs/trust.md), %s: of %d timings asv's rule flags at %.2fx, "
+          "%d confirmed, %d refuted, %d not yet confirmed%s"
+          % (flavor, len(found), factor, count[CONFIRMED], count[REFUTED], count[UNCONFIRMED],
+             " (python -m mxbench confirm %s %s --flavor %s)" % (base, head, flavor)
+             if count[UNCONFIRMED] else ""))
+    for v in [v for v in found if v.state == CONFIRMED][:shown]:
+        print("  confirmed %s  %s" % (v.change.name, interval_text(v)))
 
 
 class GpuRowFilter(object):

@@ -14,7 +14,7 @@ from env_matrix.matrix import MatrixError
 
 from mxbench.asvrun import runner as asvtools
 from mxbench.core.errors import UserError
-from mxbench.core.arguments import positive_factor
+from mxbench.core.arguments import allow_busy_argument, positive_factor
 from mxbench.core.formatting import change_text
 from mxbench.core.results import by_name, measured
 
@@ -29,13 +29,16 @@ def setup_arguments(subparsers):
     find.add_argument("--invert", action="store_true", help="look for an improvement")
     find.add_argument("--factor", type=positive_factor, default=1.2,
                       help="a point moved when asv compare would flag it at this factor")
+    allow_busy_argument(find)
     find.set_defaults(func=cmd_find)
     return find
 
 
 def cmd_find(args):
-    return Bisection(args.project, args.benchmark, args.flavor, args.machine, args.invert,
-                     args.factor).run(args.range)
+    bisection = Bisection(args.project, args.benchmark, args.flavor, args.machine,
+                          args.invert, args.factor)
+    bisection.allow_busy = args.allow_busy
+    return bisection.run(args.range)
 
 
 def releases_in_range(project, range_spec):
@@ -63,6 +66,7 @@ class Bisection(object):
         self.invert = invert
         self.factor = factor
         self.values = {}
+        self.allow_busy = False
 
     def require_known_benchmark(self):
         """An exact name the suite has (results/benchmarks.json, written by every run)."""
@@ -93,7 +97,8 @@ class Bisection(object):
             asvtools.ensure_machine(self.machine)
             asvtools.record(self.project, self.machine, [commit],
                             ["%s^!" % commit, "-E", self.env_name, "--record-samples",
-                             "-b", "^%s(\\(|$)" % self.benchmark.replace(".", "\\.")])
+                             "-b", "^%s(\\(|$)" % self.benchmark.replace(".", "\\.")],
+                            allow_busy=self.allow_busy)
             values = self.recorded_values(release)
         if values is None or not any(measured(v) for v in values):
             raise MatrixError("no verdict: %s has no measured point at %s (%s, machine %s): "
@@ -154,8 +159,17 @@ class Bisection(object):
             return NOT_FOUND
         print("Greatest %s found: %s (%s -> %s); points %s significantly beyond %.2fx:"
               % (kind, after, before, after, wanted, self.factor))
-        for c in sorted(moved, key=lambda c: c.ratio, reverse=not self.invert):
-            print("  %s  %s" % (c.name, change_text(c.before, c.after, c.unit)))
+        from mxbench.reports.confirmations import UNCONFIRMED, interval_text, verdicts
+        judged = verdicts(self.project, self.machine, before, after, self.flavor, moved,
+                          self.factor)
+        for v in sorted(judged, key=lambda v: v.change.ratio, reverse=not self.invert):
+            print("  %s  %s  %s" % (v.change.name,
+                                    change_text(v.change.before, v.change.after, v.change.unit),
+                                    v.state + (" " + interval_text(v) if v.ratio else "")))
+        if any(v.state == UNCONFIRMED for v in judged):
+            print("Confirm the step (both releases again, interleaved): python -m mxbench "
+                  "confirm %s %s --flavor %s -b '%s'"
+                  % (before, after, self.flavor, re.escape(self.benchmark)))
         return FOUND
 
 

@@ -7,6 +7,7 @@ from tabulate import tabulate
 
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import results
+from mxbench.core.arguments import allow_busy_argument
 from mxbench.core import selection as point_selection
 from mxbench.core.errors import UserError
 
@@ -26,6 +27,7 @@ def setup_arguments(subparsers):
     run.add_argument("--bench", "-b", help="asv benchmark regex (default: all but bench_models)")
     run.add_argument("--quick", action="store_true", help="one sample each (smoke run)")
     run.add_argument("--rerun", action="store_true", help="measure again what is recorded")
+    allow_busy_argument(run)
     run.set_defaults(func=cmd_run, takes_asv_args=True)
     return run
 
@@ -160,7 +162,8 @@ def record_points(project, machine, releases, envs, names, args, asv_extra):
     if args.quick:
         asv_args += ["--quick"]
     try:
-        return asvtools.record(project, machine, commits, asv_args + list(asv_extra))
+        return asvtools.record(project, machine, commits, asv_args + list(asv_extra),
+                               allow_busy=args.allow_busy)
     finally:
         os.unlink(hashfile)
 

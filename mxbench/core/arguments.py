@@ -20,3 +20,10 @@ def positive_factor(text):
     if not value > 1.0 or value != value or value == float("inf"):
         raise argparse.ArgumentTypeError("must be a ratio above 1 (e.g. 1.3), not %s" % text)
     return value
+
+
+def allow_busy_argument(parser):
+    """--allow-busy for the commands that record (mxbench/asvrun/conditions.py)."""
+    parser.add_argument("--allow-busy", action="store_true",
+                        help="record even when other processes use the CPU (the record is "
+                             "marked busy); also MXBENCH_ALLOW_BUSY=1")

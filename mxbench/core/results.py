@@ -16,6 +16,9 @@ from collections import namedtuple
 API_VERSION = 2  # asv 0.6's Results.api_version
 MACHINE_FILE = "machine.json"
 BENCHMARKS_FILE = "benchmarks.json"
+# One line per recording: the machine's load and speed around it (mxbench/asvrun/conditions.py);
+# not *.json, so asv never reads it as a result file.
+CONDITIONS_FILE = "conditions.jsonl"
 TMP_MARK = ".tmp-"  # atomic writes' temporary files: `.<name>.tmp-<pid>` (not *.json)
 # The columns asv 0.6 writes for each benchmark; the per-point ones hold one entry a point.
 COLUMNS = ("result", "params", "version", "started_at", "duration", "stats_ci_99_a",
@@ -260,6 +263,10 @@ def write_json_atomic(path, data, compact=False):
     _write_atomic(path, text.encode("utf-8"))
 
 
+def write_text_atomic(path, text):
+    _write_atomic(path, text.encode("utf-8"))
+
+
 def copy_atomic(src, dst):
     with open(src, "rb") as fh:
         _write_atomic(dst, fh.read())
@@ -457,6 +464,31 @@ def merge_result_file(staged, recorded, base=None):
     return True
 
 
+def read_conditions_log(path):
+    """The entries of a conditions log ([] when absent); a line that is not a conditions
+    entry is a ResultFileError naming the file and the line."""
+    if not os.path.exists(path):
+        return []
+    entries = []
+    with open(path) as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except ValueError as exc:
+                raise ResultFileError(path, "line %d is not JSON (%s)" % (number, exc))
+            if not (isinstance(entry, dict) and isinstance(entry.get("commits"), list)
+                    and isinstance(entry.get("env_names"), list)):
+                raise ResultFileError(path, "line %d is not a conditions entry" % number)
+            entries.append(entry)
+    return entries
+
+
+def write_conditions_log(path, entries):
+    write_text_atomic(path, "".join(json.dumps(e, sort_keys=True) + "\n" for e in entries))
+
+
 # --- reading a results directory --------------------------------------------------------------
 class Store(object):
     """One results directory: `<dir>/<machine>/<commit[:8]>-<env>.json`, machine.json,
@@ -478,6 +510,19 @@ class Store(object):
 
     def machine_dir(self, machine):
         return os.path.join(self.results_dir, machine)
+
+    def conditions_path(self, machine):
+        return os.path.join(self.machine_dir(machine), CONDITIONS_FILE)
+
+    def conditions(self, machine, commit=None, env_name=None):
+        """The conditions entries of `machine`'s recordings (mxbench/asvrun/conditions.py),
+        oldest first; with commit and env_name, those of the recordings that measured them."""
+        entries = read_conditions_log(self.conditions_path(machine))
+        if commit:
+            entries = [e for e in entries if any(c[:8] == commit[:8] for c in e["commits"])]
+        if env_name:
+            entries = [e for e in entries if env_name in e["env_names"]]
+        return entries
 
     def filename(self, machine, commit, env_name):
         """asv's own file name (it hashes long environment names)."""
@@ -509,11 +554,14 @@ class Store(object):
                 errors.append(exc)
         for name in ([machine] if machine else self.machines()):
             path = os.path.join(self.machine_dir(name), MACHINE_FILE)
-            if os.path.exists(path):
-                try:
-                    read_machine_file(path)
-                except ResultFileError as exc:
-                    errors.append(exc)
+            readers = ((path, read_machine_file),
+                       (self.conditions_path(name), read_conditions_log))
+            for path, read in readers:
+                if os.path.exists(path):
+                    try:
+                        read(path)
+                    except ResultFileError as exc:
+                        errors.append(exc)
         path = os.path.join(self.results_dir, BENCHMARKS_FILE)
         if os.path.exists(path):
             try:
@@ -622,6 +670,12 @@ def merge_results_dir(store, source):
             merge_result_file(path, os.path.join(store.machine_dir(machine),
                                                  os.path.basename(path)))
         merged[machine] = len(files)
+        # the conditions of the recordings merged: each entry once
+        recorded = read_conditions_log(store.conditions_path(machine))
+        new = [e for e in read_conditions_log(incoming.conditions_path(machine))
+               if e not in recorded]
+        if new:
+            write_conditions_log(store.conditions_path(machine), recorded + new)
     src_bench = os.path.join(incoming.results_dir, BENCHMARKS_FILE)
     if os.path.exists(src_bench):
         data = read_benchmarks_file(src_bench)

@@ -72,3 +72,19 @@ def is_ordered(summary):
         if any(a > b for a, b in zip(known, known[1:])):
             return False
     return True
+
+
+def ratio_interval(before, after, level=0.95, resamples=2000, seed=0):
+    """(ratio, low, high): median(after) / median(before) and its bootstrap percentile
+    interval (both sides resampled, a fixed seed: the same samples give the same interval);
+    None when a side has no sample. Kalibera & Jones: a ratio is reported with its interval."""
+    a = np.asarray([s for s in before or () if not is_missing(s)], dtype=float)
+    b = np.asarray([s for s in after or () if not is_missing(s)], dtype=float)
+    if a.size == 0 or b.size == 0 or not np.median(a) > 0:
+        return None
+    rng = np.random.RandomState(seed)
+    ratios = (np.median(b[rng.randint(0, b.size, (resamples, b.size))], axis=1)
+              / np.median(a[rng.randint(0, a.size, (resamples, a.size))], axis=1))
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(ratios, [tail, 100 - tail])
+    return float(np.median(b) / np.median(a)), float(low), float(high)

@@ -1,0 +1,122 @@
+"""Which changes are real (issue 23): the noise table from A/A recordings, confirmation runs
+that measure both releases again with interleaved rounds, and the report that lists only
+what a confirmation reproduced. Real asv and wheels (the asv_e2e fixture's environments);
+the committed A/A recordings for the noise table."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from mxbench.core import project as project_model
+from mxbench.core.stats import ratio_interval
+from mxbench.reports import confirmations
+from mxbench.reports.changes import Change
+from tests.conftest import ROOT
+
+FLAVOR = "cpu-mkldnn"
+BASE, HEAD = "1.8.0.post0", "1.9.1"
+# LayerNorm forward: ~9x faster in 1.9.0 (apache/mxnet#19601), on the medium shape
+LAYERNORM = r"^bench_operators\.LayerNorm\.time_forward\("
+# enough samples for asv's rule to call a 9x change significant (Mann-Whitney needs more
+# than 6 a side to reach p < 0.002)
+FEW = ["-a", "repeat=5", "-a", "warmup_time=0.02"]
+
+
+def mxbench(*args):
+    return subprocess.run([sys.executable, "-m", "mxbench"] + list(args), cwd=str(ROOT),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=900)
+
+
+def test_the_committed_noise_table_is_what_its_command_computes(tmp_path):
+    committed = json.loads((ROOT / "reports" / "noise.json").read_text())
+    assert len(committed["days"]) >= 3 and len(committed["recordings"]) >= 3
+    out = tmp_path / "noise.json"
+    dirs = [r["machine_dir"] for r in committed["recordings"]]
+    proc = mxbench("noise", *dirs, "--release", committed["release"], "--flavor",
+                   committed["flavor"], "-o", str(out))
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    again = json.loads(out.read_text())
+    for key in ("points", "recordings", "days", "unknown_noise", "median_noise"):
+        assert again[key] == committed[key], key
+
+
+def test_noise_needs_three_recordings_of_the_release(tmp_path):
+    proc = mxbench("noise", "results/amd-epyc-2cpu-24gb", "experiments/amd-epyc-2cpu-24gb-aa",
+                   "--release", "1.9.1", "-o", str(tmp_path / "n.json"))
+    assert proc.returncode == 2 and "at least 3" in proc.stdout, proc.stdout[-2000:]
+    proc = mxbench("noise", "experiments/amd-epyc-2cpu-24gb-aa", "--release", "1.9.0")
+    assert proc.returncode == 2 and "no measured timing of 1.9.0" in proc.stdout
+
+
+@pytest.mark.parametrize("history,interval,state", [
+    (2.0, (1.9, 1.8, 2.0), confirmations.CONFIRMED),
+    (2.0, (1.1, 1.05, 1.15), confirmations.REFUTED),    # real, but under the factor
+    (2.0, (1.0, 0.9, 1.3), confirmations.REFUTED),      # no change
+    (2.0, (1.3, 0.98, 1.6), confirmations.REFUTED),     # the interval reaches 1
+    (0.5, (0.4, 0.35, 0.45), confirmations.CONFIRMED),
+    (0.5, (1.5, 1.4, 1.6), confirmations.REFUTED),      # the other way
+])
+def test_the_verdict_rule(history, interval, state):
+    assert confirmations.decide(history, interval, 1.2) == state
+
+
+def test_a_ratio_interval_holds_the_ratio_and_is_reproducible():
+    before = [1.0, 1.1, 0.9, 1.05, 0.95, 1.02]
+    after = [2.0, 2.1, 1.9, 2.05, 1.95, 2.02]
+    ratio, low, high = ratio_interval(before, after)
+    assert low < ratio < high and low > 1.7 and high < 2.3
+    assert ratio_interval(before, after) == (ratio, low, high)
+    assert ratio_interval([], after) is None
+
+
+def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recorded_project):
+    project = recorded_project
+    proc = project.mxbench("run", BASE, HEAD, "--flavor", FLAVOR, "--bench", LAYERNORM,
+                           "--", *FEW)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    listed = project.mxbench("confirm", BASE, HEAD, "--flavor", FLAVOR, "--list",
+                             "--bench", "LayerNorm")
+    assert listed.returncode == 0, listed.stdout[-3000:]
+    assert "LayerNorm.time_forward('medium'" in listed.stdout
+    assert "not yet confirmed" in listed.stdout
+    assert not (project.base / "results-confirmations").exists()  # --list measures nothing
+    proc = project.mxbench("confirm", BASE, HEAD, "--flavor", FLAVOR, "--bench",
+                           r"LayerNorm.*medium", "--rounds", "2", "--", *FEW)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    line = [l for l in proc.stdout.splitlines()
+            if "LayerNorm.time_forward('medium', 'float32'" in l][-1]
+    assert " confirmed " in line and "0.1" in line, proc.stdout[-3000:]  # ~9x faster
+    assert "0 not yet confirmed" in proc.stdout  # every candidate measured has a verdict
+    # kept beside the results, as an asv results directory of its own, with its conditions
+    kept = project.base / "results-confirmations" / ("%s..%s" % (BASE, HEAD))
+    target = project_model.load(str(project.conf_path), str(kept))
+    for release in (BASE, HEAD):
+        assert target.store.has(project.machine, project.tags[release],
+                                project.env_name(FLAVOR))
+    assert target.store.conditions(project.machine)[-1]["outcome"] == "exit 0"
+    report = project.mxbench("changes", "releases")
+    assert report.returncode == 0, report.stdout[-3000:]
+    section = report.stdout.split("### %s → %s" % (BASE, HEAD))[1].split("###")[0]
+    assert "**1 confirmed**" in section, section[:2000]
+    assert "LayerNorm.time_forward('medium', 'float32'" in section
+    listed_names = [l for l in section.splitlines() if l.startswith("| `")]
+    assert all("[" in l for l in listed_names), listed_names  # each with its interval
+
+
+def test_changes_between_releases_never_lists_an_unconfirmed_change(tmp_path):
+    """The committed history with no confirmation runs: every pair says how many candidates
+    wait for one, and lists none of them."""
+    from mxbench.reports.changes import markdown_report
+
+    def judge(flavor, ra, rb, changes):
+        return [confirmations.Verdict(c, confirmations.UNCONFIRMED, None, None, None)
+                for c in changes]
+    change = Change("bench_operators.dot.time_forward('medium', 'float32', 'cpu')", 1.0, 2.0,
+                    2.0, "slower", "seconds")
+    text = markdown_report({FLAVOR: [("1.9.0", "1.9.1", [change])]}, "m", 1.2, 10,
+                           judge=judge)
+    assert "**0 confirmed**, 0 refuted, 1 not yet confirmed" in text
+    assert "python -m mxbench confirm 1.9.0 1.9.1 --flavor cpu-mkldnn" in text
+    assert "| `" not in text
