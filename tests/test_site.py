@@ -216,7 +216,15 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def browser(server):
+def browser(chromium, server):
+    """Chromium with the published e2e site served on 127.0.0.1 (page.base)."""
+    chromium.base = server
+    return chromium
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Headless Chromium with no network, through ChromeDriver: a Page."""
     for path, what in ((CHROMIUM, "Debian's headless Chromium"),
                        (CHROMEDRIVER, "ChromeDriver (Debian's package of the same build)")):
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
@@ -252,7 +260,7 @@ def browser(server):
         driver.set_page_load_timeout(PAGE_TIMEOUT)
         driver.set_script_timeout(PAGE_TIMEOUT)
         page = Page(driver)
-        page.base = server
+        page.base = None
         yield page
     finally:
         if driver is not None:
@@ -713,3 +721,73 @@ def test_graph_cache_answers_a_hit_while_other_files_load(browser, history_site)
     answer = browser.driver.execute_async_script(GRAPH_CACHE_RACE, plan)
     assert answer == {"answers": ["object"] * len(plan)}, answer
     assert_all_from_disk(browser, html, since)
+
+
+# --- the committed site, as a clone has it ---------------------------------------------------
+COMMITTED_SITE = ROOT / "html"
+REPORT_PAGES = ("models.html", "changes.html", "coverage.html", "baselines.html")
+PAGE_STATE = """{tables: document.querySelectorAll('table').length,
+  pre: document.querySelectorAll('pre').length, text: document.body.innerText,
+  nav: Array.from(document.querySelectorAll('nav a')).map(function(a){
+    return a.getAttribute('href')}),
+  images: Array.from(document.images).map(function(i){return i.complete && i.naturalWidth})}"""
+TICK_LABELS = ("$('#main-graph .flot-y-axis .flot-tick-label')"
+               ".map(function(){return $(this).text()}).get()")
+
+
+def committed_default_views():
+    """{benchmark: its default view} of html/mxbench/defaults.js."""
+    text = (COMMITTED_SITE / "mxbench" / "defaults.js").read_text(encoding="ascii")
+    return json.loads(re.search(r"^window\.MXBENCH_DEFAULTS = (.*);$", text, re.M).group(1))
+
+
+def test_the_committed_site_and_its_report_pages_open_from_disk(chromium):
+    """html/ as a clone has it, opened from disk with no network (README: open
+    html/index.html): the grid; asv's navigation bar links every report page, each one HTML
+    (tables, no Markdown in a monospace block, no Markdown left raw) with a bar linking the
+    others; a benchmark named on the changes page links to its graph, which draws; a graph
+    whose values span a decade opens on asv's log scale, its ticks in units, and one whose
+    values do not on a linear one."""
+    html, page = COMMITTED_SITE, chromium
+    since = log_position(page)
+    page.goto(file_url(html))
+    page.wait_for("$('.benchmark-container').length > 10", "the grid of the committed site")
+    nav = page.evaluate("$('li[id^=\"nav-li-mxbench-\"] a')"
+                        ".map(function(){return $(this).attr('href')}).get()")
+    assert nav == list(REPORT_PAGES), nav
+    page.screenshot(ARTIFACTS / "site-committed-index.png")
+    for name in REPORT_PAGES:
+        page.goto((html / name).as_uri())
+        state = page.evaluate(PAGE_STATE)
+        page.screenshot(ARTIFACTS / ("site-committed-" + name.replace(".html", ".png")))
+        assert state["tables"] and not state["pre"], (name, state["text"][:500])
+        raw = re.findall(r"^\|.*\|$|\*\*|^#+ |`", state["text"], re.M)
+        assert not raw, (name, raw[:5])
+        assert ["index.html"] + list(REPORT_PAGES) == state["nav"], (name, state["nav"])
+        assert all(state["images"]), (name, state["images"])
+    page.goto((html / "changes.html").as_uri())
+    assert page.evaluate(PAGE_STATE)["images"], "the changes page has no chart"
+    graph = page.evaluate("document.querySelector('table a[href^=\"index.html#bench_\"]')"
+                          ".getAttribute('href')")
+    page.goto(file_url(html, graph.split("#", 1)[1]))
+    wait_for_plot(page, "the graph linked from the changes page (%s)" % graph)
+
+    views = committed_default_views()
+    log = [name for name, view in sorted(views.items()) if view.get("y-axis-scale") == ["log"]]
+    linear = [name for name, view in sorted(views.items())
+              if "y-axis-scale" not in view and name.startswith("bench_operators.")]
+    assert log and linear, (len(log), len(linear))
+    for name, scaled in ((DEFAULT_VIEW_BENCH if DEFAULT_VIEW_BENCH in log else log[0], True),
+                         (linear[0], False)):
+        page.goto(file_url(html, name))
+        state = wait_for_plot(page, "the graph of " + name)
+        assert ("y-axis-scale=log" in state["hash"]) == scaled, state["hash"]
+        assert page.evaluate("$('#log-scale').hasClass('active')") == scaled, name
+        ticks = page.evaluate(TICK_LABELS)
+        assert len(ticks) >= 2, (name, ticks)
+        for tick in ticks:
+            assert re.match(r"^[0-9]+(\.[0-9]+)? (ns|\u00b5s|ms|s|B|KiB|MiB|GiB)$", tick), (
+                name, ticks)
+        if scaled:
+            page.screenshot(ARTIFACTS / "site-committed-log-scale.png")
+    assert_all_from_disk(page, html, since)
