@@ -416,6 +416,29 @@ def test_default_view_rules():
     assert overlay.default_view(bench, index, lambda gp: [[1, None]]) is None
 
 
+def test_default_view_opens_on_a_log_scale_where_the_drawn_values_span_a_decade():
+    """Decided per graph from the values the default view draws: a series ten times below
+    another (small under medium), or a line that fell tenfold, gets asv's log scale; a NaN
+    (skip) or a failure (None) is no value."""
+    shapes, devices = ["'small'", "'medium'"], ["'cpu'", "'gpu'"]
+    bench = {"params": [shapes, devices], "param_names": ["shape", "device"]}
+    files = {}
+    index = _view_index({("box-a", "3.11", None): None})
+
+    def view(*revisions):  # each: [small cpu, small gpu, medium cpu, medium gpu]
+        files["data"] = [[r, list(values)] for r, values in enumerate(revisions, 1)]
+        return overlay.default_view(bench, index, lambda gp: files["data"])
+    close = view([2e-5, None, 1.9e-4, None], [2.1e-5, None, 1.8e-4, None])
+    assert "y-axis-scale" not in close and close["p-shape"] == shapes
+    apart = view([2e-5, None, 2e-4, None], [2.1e-5, None, 1.8e-4, None])
+    assert apart["y-axis-scale"] == ["log"] and list(apart)[-1] == "y-axis-scale"
+    # a skip (NaN) and failures are not drawn: linear
+    assert "y-axis-scale" not in view([2e-5, float("nan"), 1.9e-4, None],
+                                      [2.1e-5, None, 1.8e-4, None])
+    only_small = view([2e-5, None, None, None], [2e-6, None, None, None])
+    assert only_small["p-shape"] == shapes[:1] and only_small["y-axis-scale"] == ["log"]
+
+
 def test_file_data_bundle_names():
     assert overlay.file_data_bundle("info.json") == "index"
     assert overlay.file_data_bundle("index.json") == "index"
@@ -426,3 +449,40 @@ def test_file_data_bundle_names():
         "graphs/arch-x/machine-m/summary"
     with pytest.raises(ValueError):
         overlay.file_data_bundle("regressions.xml")
+
+
+def test_the_release_changes_and_coverage_reports_are_html_pages(tmp_path):
+    """reports/CHANGES.md and `mxbench coverage --format markdown` as pages of the site: every
+    table row of the report is a row of the page, nothing is left as Markdown, each benchmark
+    named links to the graph page of a benchmark the results hold, and the chart is beside it."""
+    import re
+    from mxbench.core.results import Store
+    from mxbench.site import pages
+    path = pages.write_changes_page(str(ROOT / "asv.conf.json"), str(tmp_path), log=print)
+    text = open(path, encoding="utf-8").read()
+    report = (ROOT / pages.CHANGES_REPORT).read_text(encoding="utf-8")
+    rows = [line for line in report.splitlines()
+            if line.startswith("|") and not re.match(r"^\|[-|: ]+\|$", line)]
+    assert text.count("<tr>") == len(rows) > 100
+    assert "<pre>" not in text and "**" not in text and "`" not in text and "\n|" not in text
+    assert "<h1>What changed between MXNet releases</h1>" in text and "<h2>cpu-mkldnn</h2>" in text
+    assert '<img src="changes.png"' in text and (tmp_path / "changes.png").is_file()
+    linked = set(re.findall(r'href="index\.html#([^"]+)"', text)) - {""}
+    known = set(Store(str(ROOT / "results")).benchmark_info())
+    assert linked and linked <= known, sorted(linked - known)[:5]
+
+    path = pages.write_coverage_page(str(tmp_path), log=print)
+    text = open(path, encoding="utf-8").read()
+    assert "<h1>Operator coverage</h1>" in text and "<ul>\n<li>covered " in text
+    assert "<td><code>Convolution</code></td><td>covered</td>" in text and "`" not in text
+
+
+def test_render_markdown_reads_what_the_reports_print():
+    from mxbench.site.pages import render_markdown
+    out = render_markdown("# T\n\nA **b** `c<d>` [e](https://x.org/?a=1&b=2)\n\n- one\n- two\n\n"
+                          "| a | 1 |\n|---|---:|\n| `x` | 2.5ms |\n")
+    assert out == (
+        "<h2>T</h2>\n<p>A <strong>b</strong> <code>c&lt;d&gt;</code> "
+        "<a href=\"https://x.org/?a=1&amp;b=2\">e</a></p>\n<ul>\n<li>one</li>\n<li>two</li>\n"
+        "</ul>\n<table>\n<tr><th>a</th><th>1</th></tr>\n"
+        "<tr><td><code>x</code></td><td class=\"num\">2.5ms</td></tr>\n</table>")

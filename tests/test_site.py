@@ -216,7 +216,15 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def browser(server):
+def browser(chromium, server):
+    """Chromium with the published e2e site served on 127.0.0.1 (page.base)."""
+    chromium.base = server
+    return chromium
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Headless Chromium with no network, through ChromeDriver: a Page."""
     for path, what in ((CHROMIUM, "Debian's headless Chromium"),
                        (CHROMEDRIVER, "ChromeDriver (Debian's package of the same build)")):
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
@@ -252,7 +260,7 @@ def browser(server):
         driver.set_page_load_timeout(PAGE_TIMEOUT)
         driver.set_script_timeout(PAGE_TIMEOUT)
         page = Page(driver)
-        page.base = server
+        page.base = None
         yield page
     finally:
         if driver is not None:
@@ -540,16 +548,16 @@ def test_history_graph_paths_have_no_torch_level(asv_e2e, tmp_path):
         assert not set(publish.EXTRA_ONLY_FIELDS) & set(params), (path, params)
 
 
-def test_front_page_opens_on_a_section_with_graphs(browser, history_site):
+def test_front_page_opens_on_a_section_with_graphs(chromium, history_site):
     """asv's grid shows every benchmark; on the history the first section was
     `bench_device_memory`, a title over boxes with no data (GPU only). The grid leaves out
     benchmarks without a measured value, and sections with nothing else."""
     html = history_site.html
-    since = log_position(browser)
-    browser.goto(file_url(html))
-    browser.wait_for("$('#summarygrid-display .benchmark-group').length > 3",
+    since = log_position(chromium)
+    chromium.goto(file_url(html))
+    chromium.wait_for("$('#summarygrid-display .benchmark-group').length > 3",
                      "the benchmark grid of the history")
-    first = browser.wait_for(
+    first = chromium.wait_for(
         "(function(){var g = $('#summarygrid-display .benchmark-group:visible').first();"
         " return {id: g.attr('id'), boxes: g.find('.benchmark-container:visible')"
         ".map(function(){return $(this).attr('href').slice(1)}).get()}})()",
@@ -559,12 +567,12 @@ def test_front_page_opens_on_a_section_with_graphs(browser, history_site):
         assert (html / "graphs" / "summary" / (name + ".json")).exists(), (first, name)
     # bench_device_memory has no value on these CPU machines: its section is not shown.
     assert not list((html / "graphs" / "summary").glob("bench_device_memory*"))
-    assert not browser.evaluate("$('#group-bench_device_memory').is(':visible')"), first
-    assert browser.evaluate("$('#group-bench_device_memory').length") == 1
-    assert_all_from_disk(browser, html, since)
+    assert not chromium.evaluate("$('#group-bench_device_memory').is(':visible')"), first
+    assert chromium.evaluate("$('#group-bench_device_memory').length") == 1
+    assert_all_from_disk(chromium, html, since)
 
 
-def test_default_graph_view_reads_at_a_glance(browser, history_site):
+def test_default_graph_view_reads_at_a_glance(chromium, history_site):
     """A benchmark page of the recorded history opened with no selection in its address: the
     machine with the most results, no device='gpu' series (none has a value on these CPU
     machines), a handful of legend entries, release labels that do not overlap."""
@@ -588,10 +596,10 @@ def test_default_graph_view_reads_at_a_glance(browser, history_site):
     assert points and gpu_points == 0, (points, gpu_points)
     machine = max(sorted(points), key=points.get)
 
-    since = log_position(browser)
-    browser.goto(file_url(html, DEFAULT_VIEW_BENCH))
-    state = wait_for_plot(browser, "the graph of " + DEFAULT_VIEW_BENCH, min_points=2)
-    shot = browser.screenshot(ARTIFACTS / "site-default-graph.png")
+    since = log_position(chromium)
+    chromium.goto(file_url(html, DEFAULT_VIEW_BENCH))
+    state = wait_for_plot(chromium, "the graph of " + DEFAULT_VIEW_BENCH, min_points=2)
+    shot = chromium.screenshot(ARTIFACTS / "site-default-graph.png")
 
     # What is drawn: a handful of series, none of them on the GPU, the history among them.
     legend = state["legend"]
@@ -602,34 +610,34 @@ def test_default_graph_view_reads_at_a_glance(browser, history_site):
     assert len(set(legend)) == len(legend), legend
     assert not [label for label in legend if "gpu" in label], legend
     # Each entry names only what differs between the lines: what all share is left out.
-    common = browser.evaluate("$('#main-graph').attr('data-mxbench-common')").split("; ")
+    common = chromium.evaluate("$('#main-graph').attr('data-mxbench-common')").split("; ")
     assert "device-cpu" in common and "dtype-float32" in common, common
     parts = [set(label.split("; ")) for label in legend]
     assert not set.intersection(*parts), legend
     assert not [label for label in legend if "device-" in label or "torch" in label], legend
     assert max(len(s["points"]) for s in state["series"]) >= 5, state["series"]
-    assert coloured_pixels(browser) > 200
+    assert coloured_pixels(chromium) > 200
 
     # y ticks in units (asv: "1.40e+4" microseconds), no exponent.
-    ticks = browser.evaluate("$('#main-graph .flot-y-axis .flot-tick-label')"
+    ticks = chromium.evaluate("$('#main-graph .flot-y-axis .flot-tick-label')"
                              ".map(function(){return $(this).text()}).get()")
     assert len(ticks) >= 3, ticks
     for tick in ticks:
         assert re.match(r"^[0-9]+(\.[0-9]+)? (ns|\u00b5s|ms|s)$", tick), ticks
     # No horizontal scrollbar: nothing (the last release label) runs past the window.
-    width = browser.evaluate("[document.documentElement.scrollWidth, "
+    width = chromium.evaluate("[document.documentElement.scrollWidth, "
                              "document.documentElement.clientWidth]")
     assert width[0] <= width[1], width
     # The commits box names releases, not ladder hashes.
-    box = browser.evaluate("$('#range').val()")
+    box = chromium.evaluate("$('#range').val()")
     assert re.match(r"^[0-9][0-9a-z.]*\.\.[0-9][0-9a-z.]*$", box) and ".." in box, box
     assert not re.search(r"[0-9a-f]{8}", box), box
 
     # The default selection, in asv's own selectors and address.
     assert state["hash"].startswith("#%s?" % DEFAULT_VIEW_BENCH), state["hash"]
-    machines = browser.evaluate(SELECTED % json.dumps("machine"))
+    machines = chromium.evaluate(SELECTED % json.dumps("machine"))
     assert machines["active"] == [machine], (machines, points)
-    devices = browser.evaluate(SELECTED % json.dumps("device"))
+    devices = chromium.evaluate(SELECTED % json.dumps("device"))
     assert devices == {"active": ["cpu"], "all": ["cpu", "gpu"]}, devices
 
     # Release labels: the ones shown do not overlap; every x.y.0 release in the plotted range
@@ -656,15 +664,15 @@ def test_default_graph_view_reads_at_a_glance(browser, history_site):
         assert tag in titles, (tag, [r["title"] for r in shown])
 
     # Everything else is one click away in asv's own selectors: the GPU points, for one.
-    browser.driver.execute_script(
+    chromium.driver.execute_script(
         "$('.panel-heading').filter(function(){return $(this).text() === 'device'})"
         ".closest('.panel').find('a.btn').filter(function(){return $(this).text() === 'gpu'})"
         "[0].click()")
-    browser.wait_for("location.hash.indexOf(\"p-device='gpu'\") !== -1 && "
+    chromium.wait_for("location.hash.indexOf(\"p-device='gpu'\") !== -1 && "
                      "$('#main-graph .legend .legendLabel').filter(function(){"
                      "return $(this).text().indexOf('device-gpu') !== -1}).length > 0",
                      "the gpu series after a click on gpu")
-    assert_all_from_disk(browser, html, since)
+    assert_all_from_disk(chromium, html, since)
 
 
 # asv's load_graph_data answers a cache hit a moment later, from its cache; a load finishing in
@@ -691,7 +699,7 @@ attempt(0);
 """
 
 
-def test_graph_cache_answers_a_hit_while_other_files_load(browser, history_site):
+def test_graph_cache_answers_a_hit_while_other_files_load(chromium, history_site):
     from asv.graph import Graph
     html = history_site.html
     index = json.loads((html / "index.json").read_text())
@@ -706,10 +714,80 @@ def test_graph_cache_answers_a_hit_while_other_files_load(browser, history_site)
     assert len(pairs) == 12 and len(singles) >= 4, (len(pairs), len(singles))
     plan = [{"a": a, "b": b, "extra": singles[i // 3] if i % 3 == 2 else None}
             for i, (a, b) in enumerate(pairs)]
-    since = log_position(browser)
-    browser.goto(file_url(html, DEFAULT_VIEW_BENCH))
-    wait_for_plot(browser, "the graph of " + DEFAULT_VIEW_BENCH)
-    browser.driver.set_script_timeout(PAGE_TIMEOUT)
-    answer = browser.driver.execute_async_script(GRAPH_CACHE_RACE, plan)
+    since = log_position(chromium)
+    chromium.goto(file_url(html, DEFAULT_VIEW_BENCH))
+    wait_for_plot(chromium, "the graph of " + DEFAULT_VIEW_BENCH)
+    chromium.driver.set_script_timeout(PAGE_TIMEOUT)
+    answer = chromium.driver.execute_async_script(GRAPH_CACHE_RACE, plan)
     assert answer == {"answers": ["object"] * len(plan)}, answer
-    assert_all_from_disk(browser, html, since)
+    assert_all_from_disk(chromium, html, since)
+
+
+# --- the committed site, as a clone has it ---------------------------------------------------
+COMMITTED_SITE = ROOT / "html"
+REPORT_PAGES = ("models.html", "changes.html", "coverage.html", "baselines.html")
+PAGE_STATE = """{tables: document.querySelectorAll('table').length,
+  pre: document.querySelectorAll('pre').length, text: document.body.innerText,
+  nav: Array.from(document.querySelectorAll('nav a')).map(function(a){
+    return a.getAttribute('href')}),
+  images: Array.from(document.images).map(function(i){return i.complete && i.naturalWidth})}"""
+TICK_LABELS = ("$('#main-graph .flot-y-axis .flot-tick-label')"
+               ".map(function(){return $(this).text()}).get()")
+
+
+def committed_default_views():
+    """{benchmark: its default view} of html/mxbench/defaults.js."""
+    text = (COMMITTED_SITE / "mxbench" / "defaults.js").read_text(encoding="ascii")
+    return json.loads(re.search(r"^window\.MXBENCH_DEFAULTS = (.*);$", text, re.M).group(1))
+
+
+def test_the_committed_site_and_its_report_pages_open_from_disk(chromium):
+    """html/ as a clone has it, opened from disk with no network (README: open
+    html/index.html): the grid; asv's navigation bar links every report page, each one HTML
+    (tables, no Markdown in a monospace block, no Markdown left raw) with a bar linking the
+    others; a benchmark named on the changes page links to its graph, which draws; a graph
+    whose values span a decade opens on asv's log scale, its ticks in units, and one whose
+    values do not on a linear one."""
+    html, page = COMMITTED_SITE, chromium
+    since = log_position(page)
+    page.goto(file_url(html))
+    page.wait_for("$('.benchmark-container').length > 10", "the grid of the committed site")
+    nav = page.evaluate("$('li[id^=\"nav-li-mxbench-\"] a')"
+                        ".map(function(){return $(this).attr('href')}).get()")
+    assert nav == list(REPORT_PAGES), nav
+    page.screenshot(ARTIFACTS / "site-committed-index.png")
+    for name in REPORT_PAGES:
+        page.goto((html / name).as_uri())
+        state = page.evaluate(PAGE_STATE)
+        page.screenshot(ARTIFACTS / ("site-committed-" + name.replace(".html", ".png")))
+        assert state["tables"] and not state["pre"], (name, state["text"][:500])
+        raw = re.findall(r"^\|.*\|$|\*\*|^#+ |`", state["text"], re.M)
+        assert not raw, (name, raw[:5])
+        assert ["index.html"] + list(REPORT_PAGES) == state["nav"], (name, state["nav"])
+        assert all(state["images"]), (name, state["images"])
+    page.goto((html / "changes.html").as_uri())
+    assert page.evaluate(PAGE_STATE)["images"], "the changes page has no chart"
+    graph = page.evaluate("document.querySelector('table a[href^=\"index.html#bench_\"]')"
+                          ".getAttribute('href')")
+    page.goto(file_url(html, graph.split("#", 1)[1]))
+    wait_for_plot(page, "the graph linked from the changes page (%s)" % graph)
+
+    views = committed_default_views()
+    log = [name for name, view in sorted(views.items()) if view.get("y-axis-scale") == ["log"]]
+    linear = [name for name, view in sorted(views.items())
+              if "y-axis-scale" not in view and name.startswith("bench_operators.")]
+    assert log and linear, (len(log), len(linear))
+    for name, scaled in ((DEFAULT_VIEW_BENCH if DEFAULT_VIEW_BENCH in log else log[0], True),
+                         (linear[0], False)):
+        page.goto(file_url(html, name))
+        state = wait_for_plot(page, "the graph of " + name)
+        assert ("y-axis-scale=log" in state["hash"]) == scaled, state["hash"]
+        assert page.evaluate("$('#log-scale').hasClass('active')") == scaled, name
+        ticks = page.evaluate(TICK_LABELS)
+        assert len(ticks) >= 2, (name, ticks)
+        for tick in ticks:
+            assert re.match(r"^[0-9]+(\.[0-9]+)? (ns|\u00b5s|ms|s|B|KiB|MiB|GiB)$", tick), (
+                name, ticks)
+        if scaled:
+            page.screenshot(ARTIFACTS / "site-committed-log-scale.png")
+    assert_all_from_disk(page, html, since)

@@ -707,3 +707,13 @@ KNOWN_CRASHES = {
     "npx_image_random_color_jitter": ((1, 9, 0), "segmentation fault after a few calls",
                                       ("medium",)),
 }
+
+
+def known_crash(class_name, release, shape_class):
+    """What happens when the entry's point crashes the process on this release (a version
+    tuple, e.g. (1, 9, 1)), or None: the harness skips it with this reason, and mxbench's
+    run summary counts it as a known MXNet bug, not retried."""
+    crash = KNOWN_CRASHES.get(class_name)
+    if crash and tuple(release) >= crash[0] and (len(crash) < 3 or shape_class in crash[2]):
+        return crash[1]
+    return None

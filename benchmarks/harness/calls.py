@@ -6,7 +6,7 @@ Runs inside benchmark environments: Python 3.7 syntax, mxnet only through enviro
 import os
 import re
 
-from ..catalogue.np_interface import KNOWN_CRASHES
+from ..catalogue.np_interface import known_crash
 from .environment import (IMPORT_PID, _rejected, autograd, check_release, heads, mx,
                           numpy_semantics, release_tuple, sync)
 from .inputs import build_call, build_tensor, seed_everything
@@ -197,10 +197,10 @@ def build_numpy_call(op, case, dtype, ctx, overrides=None, arrays=None, shape=No
     numpy semantics on, and gradients through autograd as for mx.nd."""
     check_release(op)  # MXNet 2.0's new functions: a skip with the reason before 2.0
     fn = numpy_function(op)
-    crash = KNOWN_CRASHES.get(op.class_name)
-    if crash and release_tuple() >= crash[0] and (len(crash) < 3 or shape in crash[2]):
+    crash = known_crash(op.class_name, release_tuple(), shape)
+    if crash:
         raise NotImplementedError("crashes the process in mxnet %s: %s"
-                                  % (mx.__version__, crash[1]))
+                                  % (mx.__version__, crash))
     numpy_semantics(True)
     args, kwargs, grads = build_call(case, dtype, ctx, op.kwargs, arrays, numpy_arrays=True)
     accepted = _parameters(fn)

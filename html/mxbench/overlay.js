@@ -8,9 +8,10 @@
       again as mxbench/file-data/*.js, which call mxbenchFileData({path: data, ...});
    2. gives a benchmark page opened without a selection (#<benchmark>, no "?") the default view
       of mxbench/defaults.js (window.MXBENCH_DEFAULTS[benchmark]: the machine with the most
-      results, only the parameter values that have data, at most a handful of series), written
-      into the address the way asv's own buttons write it, so every other selection stays one
-      click away;
+      results, only the parameter values that have data, at most a handful of series, asv's
+      log scale where the values span a decade), written into the address the way asv's own
+      buttons write it, so every other selection stays one click away; a graph page whose
+      address asks for no log scale is drawn linear (asv kept it from the page before);
    3. keeps the release labels above the graph (asv draws one per tag) from overlapping: where
       two would overlap, the less important one is hidden (x.y.0 first, then the newest
       release of each minor line, then other patch releases, then post releases; newer before
@@ -135,15 +136,37 @@
 
     function apply_default_view() {
         var hash = default_hash(window.location.hash);
-        if (hash === null) {
+        if (hash !== null) {
+            if (window.history && window.history.replaceState) {
+                /* the same history entry, so Back goes where it went before */
+                window.history.replaceState(window.history.state, '', hash);
+            } else {
+                window.location.replace(hash);
+            }
+        }
+        linear_unless_asked();
+    }
+
+    /* asv switches its log scale on from an address (y-axis-scale=log) but never off, so a
+       graph page opened after a log-scale one kept the log scale whatever its own default
+       view says. A graph page whose address does not ask for it is drawn linear: asv's own
+       button handler switches it off, its address update (a copy of the address) held back. */
+    function linear_unless_asked() {
+        var button = $ ? $('#log-scale') : null;
+        var location = (window.location.hash || '').replace(/^#\/?/, '');
+        var name = location.split('?')[0];
+        if (!button || !button.hasClass('active') || !$.asv || !name || name === 'regressions'
+                || name === 'summarylist' || /[?&]y-axis-scale=log(&|$)/.test(location)) {
             return;
         }
-        if (window.history && window.history.replaceState) {
-            /* the same history entry, so Back goes where it went before */
-            window.history.replaceState(window.history.state, '', hash);
-        } else {
-            window.location.replace(hash);
+        var format = $.asv.format_hash_string;
+        $.asv.format_hash_string = function () { return window.location.hash; };
+        try {
+            button.triggerHandler('click');
+        } finally {
+            $.asv.format_hash_string = format;
         }
+        button.removeClass('active');
     }
 
     /* Now, before asv reads the address (it does once index.json has loaded), and on every

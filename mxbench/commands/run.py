@@ -132,7 +132,7 @@ def run_releases(project, machine, releases, envs, args, asv_extra, devices):
     for release in releases:
         names = point_selection.to_measure(
             benchmarks, selection, devices, project.store, machine, project.commit(release),
-            envs, rerun=args.rerun)
+            envs, rerun=args.rerun, release=release)
         regex = bench_regex(args)
         names = [n for n in names if bench_selects(regex, n)]
         groups.setdefault(tuple(names), []).append(release)
@@ -171,7 +171,7 @@ def record_points(project, machine, releases, envs, names, args, asv_extra):
 def print_summary(project, machine, releases, flavors, variants):
     """What the run left in results/, what had no build, and what to run next."""
     store = project.store
-    rows = []
+    rows, bugs = [], {}
     for release in releases:
         row = [project.matrix.label(release)]
         for flavor in flavors:
@@ -185,8 +185,17 @@ def print_summary(project, machine, releases, flavors, variants):
                                       project.environment(flavor, variant))
                 label = "" if len(variants) == 1 else variant + ": "
                 if os.path.exists(path):
-                    cells.append(label + "%(measured)d measured, %(failed)d failed, %(skipped)d "
-                                 "n/a (skipped or not run)" % results.point_counts(path))
+                    counts = results.point_counts(path)
+                    skips = point_selection.known_bug_skips(
+                        store, machine, project.commit(release),
+                        project.environment(flavor, variant), release,
+                        [project.matrix.flavor(flavor).device])
+                    for point, bug in skips:
+                        bugs.setdefault((point.name, bug), []).append(release)
+                    counts.update(bugs=len(skips), skipped=counts["skipped"] - len(skips))
+                    cells.append(label + "%(measured)d measured, %(failed)d failed, %(bugs)d "
+                                 "skipped for a known MXNet bug, %(skipped)d n/a (skipped "
+                                 "or not run)" % counts)
                 else:
                     cells.append(label + "not recorded")
             row.append("; ".join(cells))
@@ -195,6 +204,11 @@ def print_summary(project, machine, releases, flavors, variants):
     where = store.machine_dir(machine) if where.startswith("..") else where
     print("\nsummary: result files of machine %s in %s/ (points in each file)" % (machine, where))
     print(tabulate(rows, headers=["release"] + flavors))
+    if bugs:  # skips, not failures: they do not fail the run and are not run again
+        print("skipped for a known MXNet bug (benchmarks/catalogue/np_interface.py):")
+        for (name, bug), where in sorted(bugs.items()):
+            print("  %s on %s: %s" % (name, ", ".join(sorted(set(where), key=releases.index)),
+                                      bug))
     order = project.matrix.releases()
     ordered = sorted(releases, key=order.index)
     if len(ordered) >= 2:

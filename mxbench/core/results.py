@@ -72,6 +72,11 @@ def measured(value):
             and not math.isnan(value))
 
 
+def skipped(value):
+    """asv's skip (NaN: n/a), not a failure (None) or a measurement."""
+    return isinstance(value, float) and math.isnan(value)
+
+
 def _is_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 

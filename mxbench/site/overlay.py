@@ -5,7 +5,8 @@
   from disk (browsers refuse JSON requests there);
 - default views: mxbench/defaults.js, a benchmark page's selection when its address has none
   (the machine with the most results, one A/B variant, only parameter values with data, at most
-  MAX_DEFAULT_SERIES series), set through asv's own address parameters;
+  MAX_DEFAULT_SERIES series, a log scale where the values drawn span LOG_SCALE_SPAN), set
+  through asv's own address parameters;
 - the overlay's tags in index.html, between OVERLAY_BEGIN and OVERLAY_END.
 """
 import collections
@@ -35,6 +36,10 @@ MAX_DEFAULT_SERIES = 8
 # results: which machine, and which A/B variant (asv.variants.conf.json) measured. The others
 # (flavor, Python) are the history's own coordinates: all values with data are selected.
 ONE_VALUE_PARAMS = ("machine", "env-MXBENCH_VARIANT")
+# A default view whose values span at least this factor (largest / smallest drawn) opens on
+# asv's log scale: on a linear axis a line below a tenth of the largest value is a flat line
+# near the bottom (a small shape under a medium one, a release 25x faster).
+LOG_SCALE_SPAN = 10.0
 
 
 def _site_json_files(html_dir):
@@ -155,7 +160,25 @@ def default_view(benchmark, index, graph_data, max_series=MAX_DEFAULT_SERIES):
         selected[axis].pop()
     for axis, name in enumerate(names):
         view["p-" + name] = [params[axis][i] for i in selected[axis]]
+    low, high = _drawn_range([graph_data(f[0]) for f in chosen], params, selected)
+    if low and high / low >= LOG_SCALE_SPAN:
+        view["y-axis-scale"] = ["log"]  # asv's own address parameter (its "log scale" button)
     return view
+
+
+def _drawn_range(files, params, selected):
+    """(smallest, largest) positive value of the graph files' points within the selected
+    parameter values (one list of indices per axis); (None, None) when there is none."""
+    combos = list(itertools.product(*[range(len(p)) for p in params])) if params else None
+    keep = [all(combo[a] in selected[a] for a in range(len(params))) for combo in combos or ()]
+    values = []
+    for data in files:
+        for point in data or ():
+            value = point[1] if len(point) > 1 else None
+            items = ([v for v, k in zip(value, keep) if k] if params and isinstance(value, list)
+                     else [] if params else [value])
+            values += [v for v in items if _has_value(v) and v > 0]
+    return (min(values), max(values)) if values else (None, None)
 
 
 def _js_value(value):

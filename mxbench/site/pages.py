@@ -1,10 +1,14 @@
 """Every page mxbench adds to the published site, and the front page's links to them.
 
     models.html     the model report (mxbench.reports.models) of the newest recorded release
+    changes.html    reports/CHANGES.md (python -m mxbench changes releases) and its chart
+    coverage.html   the operator coverage report (mxbench.reports.coverage) of the tool
+                    environment's MXNet
     baselines.html  MXNet against PyTorch and NumPy (mxbench.reports.baselines), + its CSV
 
-The reports print Markdown; render_markdown turns that (headings, tables, paragraphs) into
-HTML. The links go into asv's navigation bar (add_nav_links), not over the graphs.
+The reports print Markdown; render_markdown turns that (headings, tables, lists, paragraphs,
+`code`, **bold**, [links](url)) into HTML. The links go into asv's navigation bar
+(add_nav_links), not over the graphs, and into each page's own bar.
 """
 import contextlib
 import html
@@ -12,6 +16,7 @@ import io
 import math
 import os
 import re
+import shutil
 
 from env_matrix.matrix import MatrixError
 
@@ -19,12 +24,28 @@ from mxbench.core import project as project_model
 from mxbench.core.formatting import ratio_text, seconds_text
 
 MODELS_PAGE = "models.html"
+CHANGES_PAGE = "changes.html"
+COVERAGE_PAGE = "coverage.html"
 BASELINES_PAGE = "baselines.html"
 BASELINES_CSV = "baselines.csv"
+# The release changes report and its chart, in the project's reports/ (README: python -m
+# mxbench changes releases -o reports/CHANGES.md --chart reports/changes.png).
+CHANGES_REPORT = os.path.join("reports", "CHANGES.md")
+CHANGES_CHART = os.path.join("reports", "changes.png")
+# The pages' links, in every page's bar and asv's (the grid's: index.html): (page, title).
+PAGE_LINKS = (("index.html", "Benchmark grid"), (MODELS_PAGE, "Models"),
+              (CHANGES_PAGE, "Release changes"), (COVERAGE_PAGE, "Coverage"),
+              (BASELINES_PAGE, "Baselines"))
+
+
+def links_to(names):
+    """[(page, title)] of these pages, in the bar's order."""
+    return [(name, title) for name, title in PAGE_LINKS if name in names]
 STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;"
          "margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}"
          "td.num{text-align:right}nav a{margin-right:1.5em}.bar{display:inline-block;height:10px}"
-         ".slow{background:#d62728}.fast{background:#2ca02c}")
+         ".slow{background:#d62728}.fast{background:#2ca02c}img{max-width:100%}"
+         "code{font-size:12px}")
 # The pages in asv's navigation bar: (page, title), after asv's own entries.
 NAV_BEGIN = "<!-- mxbench publish pages -->"
 NAV_END = "<!-- /mxbench publish pages -->"
@@ -40,49 +61,88 @@ def _is_number(text):
     return re.match(r"^[-+]?[0-9.]+%?$", text) is not None
 
 
-def render_markdown(text):
-    """HTML of the Markdown the reports print: # headings, GitHub tables, paragraphs."""
+INLINE = re.compile(r"`([^`]+)`|\*\*(.+?)\*\*|\[([^\]]+)\]\(([^)\s]+)\)")
+
+
+def render_inline(text):
+    """HTML of one line's text: `code`, **bold** and [text](url), the rest escaped."""
+    out, at = [], 0
+    for found in INLINE.finditer(text):
+        out.append(html.escape(text[at:found.start()]))
+        code, bold, label, url = found.groups()
+        if code is not None:
+            out.append("<code>%s</code>" % html.escape(code))
+        elif bold is not None:
+            out.append("<strong>%s</strong>" % render_inline(bold))
+        else:
+            out.append('<a href="%s">%s</a>' % (html.escape(url, quote=True),
+                                                render_inline(label)))
+        at = found.end()
+    return "".join(out) + html.escape(text[at:])
+
+
+LIST_ITEM = re.compile(r"^\s*[-*] ")
+TABLE_RULE = re.compile(r"^\|[-|: ]+\|$")
+
+
+def render_markdown(text, shift=1):
+    """HTML of the Markdown the reports print: # headings (one level lower by `shift`: the
+    page's h1 is its title), GitHub tables (a column aligned right where its rule says ---:
+    or its cell is a number), - lists, paragraphs."""
     out, lines, i = [], text.splitlines(), 0
     while i < len(lines):
         line = lines[i]
         if not line.strip():
             i += 1
         elif line.startswith("#"):
-            level = min(len(line) - len(line.lstrip("#")) + 1, 6)  # the page's h1 is its title
-            out.append("<h%d>%s</h%d>" % (level, html.escape(line.lstrip("#").strip()), level))
+            level = min(len(line) - len(line.lstrip("#")) + shift, 6)
+            out.append("<h%d>%s</h%d>" % (level, render_inline(line.lstrip("#").strip()), level))
             i += 1
-        elif line.startswith("|") and i + 1 < len(lines) and re.match(r"^\|[-|: ]+\|$",
-                                                                       lines[i + 1].strip()):
-            rows = ["<tr>%s</tr>" % "".join("<th>%s</th>" % html.escape(c)
+        elif line.startswith("|") and i + 1 < len(lines) and TABLE_RULE.match(lines[i + 1].strip()):
+            right = [c.endswith(":") for c in _cells(lines[i + 1])]
+            rows = ["<tr>%s</tr>" % "".join("<th>%s</th>" % render_inline(c)
                                             for c in _cells(line))]
             i += 2
             while i < len(lines) and lines[i].startswith("|"):
+                cells = _cells(lines[i])
                 rows.append("<tr>%s</tr>" % "".join(
-                    "<td%s>%s</td>" % (' class="num"' if _is_number(c) else "", html.escape(c))
-                    for c in _cells(lines[i])))
+                    "<td%s>%s</td>" % (' class="num"' if (n < len(right) and right[n])
+                                       or _is_number(c) else "", render_inline(c))
+                    for n, c in enumerate(cells)))
                 i += 1
             out.append("<table>\n%s\n</table>" % "\n".join(rows))
+        elif LIST_ITEM.match(line):
+            items = []
+            while i < len(lines) and LIST_ITEM.match(lines[i]):
+                items.append("<li>%s</li>" % render_inline(LIST_ITEM.sub("", lines[i]).strip()))
+                i += 1
+            out.append("<ul>\n%s\n</ul>" % "\n".join(items))
         else:
             paragraph = []
-            while i < len(lines) and lines[i].strip() and not lines[i].startswith(("#", "|")):
+            while (i < len(lines) and lines[i].strip() and not lines[i].startswith(("#", "|"))
+                   and not LIST_ITEM.match(lines[i])):
                 paragraph.append(lines[i].strip())
                 i += 1
-            out.append("<p>%s</p>" % html.escape(" ".join(paragraph)))
+            out.append("<p>%s</p>" % render_inline(" ".join(paragraph)))
     return "\n".join(out)
 
 
 def page(title, body):
+    nav = "".join('<a href="%s">%s</a>' % (name, html.escape(text)) for name, text in PAGE_LINKS)
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title><style>%s"
-            "</style></head><body>\n<nav><a href=\"index.html\">Benchmark grid</a><a href=\""
-            "%s\">Models</a><a href=\"%s\">MXNet vs PyTorch and NumPy</a></nav>\n<h1>%s</h1>\n"
-            "%s\n</body></html>\n" % (html.escape(title), STYLE, MODELS_PAGE, BASELINES_PAGE,
-                                      html.escape(title), body))
+            "</style></head><body>\n<nav>%s</nav>\n<h1>%s</h1>\n%s\n</body></html>\n"
+            % (html.escape(title), STYLE, nav, html.escape(title), body))
 
 
-def graph_link(benchmark, text=None):
+def graph_link(benchmark, text=None, code=False):
     """A link to one benchmark's graph page of the site."""
+    text = html.escape(text or benchmark)
     return '<a href="index.html#%s">%s</a>' % (html.escape(benchmark, quote=True),
-                                              html.escape(text or benchmark))
+                                              "<code>%s</code>" % text if code else text)
+
+
+# A benchmark point as the reports name it, rendered: <code>bench_x.Class.method(...)</code>
+BENCHMARK_CODE = re.compile(r"<code>(bench_\w+\.\w+\.\w+)(\([^<]*\))?</code>")
 
 
 # --- models.html -------------------------------------------------------------------------------
@@ -116,10 +176,64 @@ def write_models_page(config, html_dir, log=print):
             "models' end-to-end benchmarks: %s.</p>\n%s"
             % (graphs, "\n".join(sections) or
                "<p>No model benchmarks are recorded yet (make models).</p>"))
-    path = os.path.join(html_dir, MODELS_PAGE)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(page("Model-derived benchmarks: layers against end to end", body))
+    path = write_page(html_dir, MODELS_PAGE,
+                      "Model-derived benchmarks: layers against end to end", body)
     log("models page: %s (%d report(s))" % (path, len(sections)))
+    return path
+
+
+def write_page(html_dir, name, title, body):
+    path = os.path.join(html_dir, name)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(page(title, body))
+    return path
+
+
+# --- changes.html ------------------------------------------------------------------------------
+def write_changes_page(config, html_dir, log=print):
+    """<html_dir>/changes.html: the project's reports/CHANGES.md as HTML, its chart
+    (reports/changes.png) above it. Returns its path."""
+    root = os.path.dirname(os.path.abspath(config))
+    report, chart = os.path.join(root, CHANGES_REPORT), os.path.join(root, CHANGES_CHART)
+    body = []
+    if os.path.isfile(chart):
+        shutil.copyfile(chart, os.path.join(html_dir, os.path.basename(chart)))
+        body.append('<p><img src="%s" alt="The largest changes between releases"></p>'
+                    % os.path.basename(chart))
+    if os.path.isfile(report):
+        with open(report, encoding="utf-8") as fh:
+            text = fh.read()
+        # the report's own title is the page's; each benchmark named links to its graph
+        text = render_markdown(re.sub(r"\A# [^\n]*\n", "", text), shift=0)
+        body.append(BENCHMARK_CODE.sub(
+            lambda found: graph_link(html.unescape(found.group(1)), html.unescape(
+                found.group(0)[len("<code>"):-len("</code>")]), code=True), text))
+    else:
+        body.append("<p>No report yet: <code>python -m mxbench changes releases -o %s --chart "
+                    "%s</code> writes it from the results.</p>"
+                    % (CHANGES_REPORT, CHANGES_CHART))
+    path = write_page(html_dir, CHANGES_PAGE, "What changed between MXNet releases",
+                      "\n".join(body))
+    log("changes page: %s (%s)" % (path, report if os.path.isfile(report) else "no report"))
+    return path
+
+
+# --- coverage.html -----------------------------------------------------------------------------
+def write_coverage_page(html_dir, log=print):
+    """<html_dir>/coverage.html: which registered MXNet operators the catalogue benchmarks,
+    by the MXNet of this (the tool) environment. Returns its path."""
+    from mxbench.reports import coverage
+    try:
+        text = render_markdown(coverage.format_markdown(coverage.coverage(), "all"))
+    except ImportError as exc:  # a tool environment without MXNet: the page says so
+        text = "<p>Not available: mxnet does not import here (%s).</p>" % html.escape(str(exc))
+    body = ("<p>The operators MXNet registers against the catalogue's entries "
+            "(<code>python -m mxbench coverage --format markdown</code>; docs/catalogue.md): "
+            "covered by an entry, through an alias, excluded with the reason, or missing. "
+            "Each entry's graphs are in the <a href=\"index.html\">benchmark grid</a>.</p>\n"
+            + text)
+    path = write_page(html_dir, COVERAGE_PAGE, "Operator coverage", body)
+    log("coverage page: %s" % path)
     return path
 
 

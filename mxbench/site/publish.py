@@ -9,7 +9,7 @@ The real `asv publish` writes into <html_dir>.staging-<pid> (swap.py) from a cop
 results (site_results: without the machine fields that move between boots, and, for the
 default config, with the neutral baselines' results, so that their graphs are part of the one
 site); then vendor.py serves asv's CDN libraries from the site, overlay.py adds the file://
-data and default views, pages.py the models and baselines pages; the complete site replaces
+data and default views, pages.py the report pages (pages.py lists them); the complete site replaces
 html_dir. On an error or an interruption (Ctrl-C, SIGTERM) before that, html_dir stays as it
 was, the staging folder is removed and asv publish is stopped: one line, exit 2 (error), 130
 (SIGINT) or 143 (SIGTERM).
@@ -203,12 +203,13 @@ def build(config, staging, asv_extra=(), store=None, log=print):
         interrupted = swap.remove(workdir)
         if interrupted:
             raise interrupted
-    links = [(pages.MODELS_PAGE, "Models")]
-    pages.write_models_page(config, staging, log=log)
+    written = [pages.write_models_page(config, staging, log=log),
+               pages.write_changes_page(config, staging, log=log),
+               pages.write_coverage_page(staging, log=log)]
     if extra is not None:
         pages.write_baselines_page(BASELINES_CONFIG, staging, log=log)
-        links.append((pages.BASELINES_PAGE, "Baselines"))
-    pages.add_nav_links(staging, links)
+        written.append(pages.BASELINES_PAGE)
+    pages.add_nav_links(staging, pages.links_to([os.path.basename(p) for p in written]))
 
 
 def publish(config, html_dir, asv_extra=(), vendor_only=False, log=print, state=None,
