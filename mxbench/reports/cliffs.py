@@ -113,7 +113,7 @@ def holds_text(recorded, threshold=THRESHOLD):
     """'1.9.1 cpu-mkldnn 2.4x; 1.5.1.post0 cpu-mkldnn 1.1x (not)' for a cliff's row."""
     if not recorded:
         return "not recorded yet"
-    return "; ".join("%s %s %s%s" % (release, flavor, ratio_text(ratio),
+    return "; ".join("%s %s %sx%s" % (release, flavor, ratio_text(ratio),
                                      "" if ratio >= threshold else " (gone)")
                      for release, flavor, ratio in recorded)
 
@@ -153,7 +153,7 @@ def report(logs, cliffs, points, release_of, flavor_of):
         for n in cliff["neighbours"]:
             lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 cliff["entry"], cliff["name"], cliff["shape"], cliff["dtype"], n["kind"],
-                n["shape"], ratio_text(n["ratio"]), recorded))
+                n["shape"], ratio_text(n["ratio"]) + "x", recorded))
     return "\n".join(lines) + "\n"
 
 
