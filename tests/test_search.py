@@ -210,11 +210,30 @@ def test_the_report_says_where_a_cliff_holds():
     points = [point("cliff_300x1025", 3e-3, recording), point("cliff_300x1025/s1-1", 1e-3, recording),
               point("cliff_300x1025", 1e-3, old), point("cliff_300x1025/s1-1", 1e-3, old)]
     log = {"mxnet": "1.9.1", "seed": 0, "budget_s": 60, "cliffs": [cliff],
-           "tried": [{"case": "300x1025", "dtype": "float32", "cost_per_element": 1e-8}]}
+           "tried": [{"case": "300x1025", "dtype": "float32", "seconds": 3e-3,
+                      "elements": 307500, "cost_per_element": 1e-8}]}
     text = rule.report({"softmax": log}, [cliff], points,
                        {"c191": "1.9.1", "c151": "1.5.1"}.get, lambda env: "cpu-mkldnn")
     row = [l for l in text.splitlines() if l.startswith("| softmax | cliff_300x1025")][0]
     assert "1.9.1 cpu-mkldnn 3.00x" in row and "1.5.1 cpu-mkldnn 1.00x (gone)" in row
+    assert "| softmax | 300x1025 | float32 | 3ms | 307500 |" in text  # a costliest shape
+
+
+def test_the_site_page_lists_the_cliffs(tmp_path):
+    from mxbench.site import pages
+    softmax = space("softmax")
+    cliff = cliff_of(softmax, softmax.base_draw()._replace(sizes={"s0": 300, "s1": 1025}),
+                     "s1-1")
+    logs = tmp_path / "search"
+    logs.mkdir()
+    (logs / "softmax.json").write_text(json.dumps(
+        {"entry": "softmax", "mxnet": "1.9.1", "seed": 0, "budget_s": 60, "cliffs": [cliff],
+         "tried": []}))
+    data.write_cliffs([cliff], str(tmp_path / "cliffs.json"))
+    path = pages.write_cliffs_page(str(ROOT / "asv.conf.json"), str(tmp_path), lambda m: None,
+                                   str(logs), str(tmp_path / "cliffs.json"))
+    page = Path(path).read_text()
+    assert "<td>cliff_300x1025</td>" in page and "not recorded yet" in page
 
 
 # --- the command ------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import statistics
 from collections import OrderedDict
 
 from mxbench.core import errors
+from mxbench.core.project import ROOT
 from mxbench.core.formatting import ratio_text, seconds_text
 
 THRESHOLD = 2.0
@@ -25,6 +26,7 @@ ROUNDS = 5
 MAX_ELEMENT_GROWTH = 1.5
 SEARCH_DIR = os.path.join("experiments", "search")
 CLIFFS_BENCHMARK = "bench_cliffs.%s.time_forward"
+COSTLIEST = 10  # shapes per entry in the report
 
 
 def comparable(elements, neighbour_elements):
@@ -154,19 +156,34 @@ def report(logs, cliffs, points, release_of, flavor_of):
             lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 cliff["entry"], cliff["name"], cliff["shape"], cliff["dtype"], n["kind"],
                 n["shape"], ratio_text(n["ratio"]) + "x", recorded))
+    lines += ["", "## Costliest shapes tried", "",
+              "Per entry, the %d shapes with the highest cost per element (every shape tried "
+              "is in the entry's search log)." % COSTLIEST, "",
+              "| entry | shape | dtype | time | elements | cost/element |",
+              "|---|---|---|---:|---:|---:|"]
+    for name, log in logs.items():
+        tried = sorted((t for t in log["tried"] if t.get("cost_per_element")),
+                       key=lambda t: -t["cost_per_element"])
+        lines += ["| %s | %s | %s | %s | %d | %s |" % (
+            name, t["case"], t["dtype"], seconds_text(t["seconds"]), t["elements"],
+            seconds_text(t["cost_per_element"])) for t in tried[:COSTLIEST]]
     return "\n".join(lines) + "\n"
+
+
+def recorded_points(project):
+    """(points, release_of, flavor_of) of the recorded bench_cliffs points, for report()."""
+    flavors = dict((e.name, e.flavor) for e in project.environments)
+    return (project.store.points(benchmarks=r"^bench_cliffs\."),
+            lambda commit: project.release_of(commit) or commit[:8],
+            lambda env_name: flavors.get(env_name, env_name))
 
 
 def cmd_cliffs(args):
     from benchmarks.catalogue.cliffs import read_cliffs
     from mxbench.reports import export
-    project = args.project
     logs = read_logs(args.search_dir)
-    flavors = dict((e.name, e.flavor) for e in project.environments)
-    points = project.store.points(benchmarks=r"^bench_cliffs\.")
-    text = report(logs, read_cliffs(args.cliffs_file) if args.cliffs_file else read_cliffs(),
-                  points, lambda c: project.release_of(c) or c[:8],
-                  lambda e: flavors.get(e, e))
+    found = read_cliffs(args.cliffs_file) if args.cliffs_file else read_cliffs()
+    text = report(logs, found, *recorded_points(args.project))
     export.write_output(text, args.output)
     return errors.OK
 
@@ -175,7 +192,7 @@ def setup_arguments(subparsers):
     parser = subparsers.add_parser(
         "cliffs", help="the performance cliffs the search found, and where each holds",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--search-dir", default=SEARCH_DIR, metavar="DIR",
+    parser.add_argument("--search-dir", default=os.path.join(ROOT, SEARCH_DIR), metavar="DIR",
                         help="the search logs (default %s)" % SEARCH_DIR)
     parser.add_argument("--cliffs-file", metavar="FILE",
                         help="cliff data (default benchmarks/catalogue/cliffs.json)")

@@ -2,6 +2,8 @@
 
     models.html     the model report (mxbench.reports.models) of the newest recorded release
     baselines.html  MXNet against PyTorch and NumPy (mxbench.reports.baselines), + its CSV
+    cliffs.html     the performance cliffs the search found and where each holds
+                    (mxbench.reports.cliffs)
 
 The reports print Markdown; render_markdown turns that (headings, tables, paragraphs) into
 HTML. The links go into asv's navigation bar (add_nav_links), not over the graphs.
@@ -21,6 +23,7 @@ from mxbench.core.formatting import ratio_text, seconds_text
 MODELS_PAGE = "models.html"
 BASELINES_PAGE = "baselines.html"
 BASELINES_CSV = "baselines.csv"
+CLIFFS_PAGE = "cliffs.html"
 STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;"
          "margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}"
          "td.num{text-align:right}nav a{margin-right:1.5em}.bar{display:inline-block;height:10px}"
@@ -178,6 +181,24 @@ def write_baselines_page(baselines_config, html_dir, log=print):
         fh.write(baselines.render_csv(rows))
     log("baselines page: %s and %s (%d points)" % (BASELINES_PAGE, BASELINES_CSV, len(rows)))
     return len(rows)
+
+
+# --- cliffs.html ---------------------------------------------------------------------------------
+def write_cliffs_page(config, html_dir, log=print, search_dir=None, cliffs_file=None):
+    """<html_dir>/cliffs.html: the cliff report (searched entries, confirmed cliffs, the
+    releases where each holds) from the search logs, cliffs.json and the recorded points."""
+    from benchmarks.catalogue.cliffs import CLIFFS_FILE, read_cliffs
+    from mxbench.reports import cliffs
+    project = project_model.load(config)
+    logs = cliffs.read_logs(search_dir or os.path.join(project_model.ROOT, cliffs.SEARCH_DIR))
+    found = read_cliffs(cliffs_file or CLIFFS_FILE)
+    text = cliffs.report(logs, found, *cliffs.recorded_points(project))
+    body = render_markdown("\n".join(text.splitlines()[1:]))  # the page's h1 is its title
+    path = os.path.join(html_dir, CLIFFS_PAGE)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(page("Performance cliffs", body))
+    log("cliffs page: %s (%d entries searched, %d cliffs)" % (path, len(logs), len(found)))
+    return path
 
 
 # --- the front page's links --------------------------------------------------------------------

@@ -203,8 +203,9 @@ def build(config, staging, asv_extra=(), store=None, log=print):
         interrupted = swap.remove(workdir)
         if interrupted:
             raise interrupted
-    links = [(pages.MODELS_PAGE, "Models")]
+    links = [(pages.MODELS_PAGE, "Models"), (pages.CLIFFS_PAGE, "Cliffs")]
     pages.write_models_page(config, staging, log=log)
+    pages.write_cliffs_page(config, staging, log=log)
     if extra is not None:
         pages.write_baselines_page(BASELINES_CONFIG, staging, log=log)
         links.append((pages.BASELINES_PAGE, "Baselines"))
