@@ -15,7 +15,8 @@ it in ROUNDS interleaved rounds (mxbench.reports.cliffs has the rule). A confirm
 written into benchmarks/catalogue/cliffs.json as a named case of its entry (bench_cliffs
 times it along the ladder), and every search leaves its log in --out.
 
-Reproducible: the shapes drawn follow from --seed and the costs measured; Hypothesis' example
+Reproducible: the shapes drawn follow from --seed and the costs measured (Hypothesis runs in
+rounds until the search share is spent, round r seeded seed * 1000 + r); its example
 database (--out/examples/<entry>/) keeps the best shapes found and replays them first.
 Resumable: an entry whose log in --out has this seed and budget is not searched again
 (--again searches it anyway). Ctrl-C keeps the logs of the finished entries.
@@ -112,10 +113,12 @@ def hypothesis_run(space, probe, seed, max_examples, database_dir):
         pass
 
 
-def search_draws(space, seed, deadline, examples, measure, database_dir=None):
+def search_draws(space, seed, deadline, examples, measure, database_dir=None, rounds=1):
     """The draws Hypothesis makes, in order, each measured by measure(draw) -> (score,
-    result) and steered toward high scores (one target per dtype); stops at the deadline
-    (time.monotonic()) or after `examples`. Returns [(draw, result)]."""
+    result) and steered toward high scores (one target per dtype). Hypothesis runs `rounds`
+    times (None: until the deadline, time.monotonic()), `examples` draws each, round r with
+    seed `seed * 1000 + r`: its targeting starts halfway through a round, and the example
+    database carries the best shapes of a round into the next. Returns [(draw, result)]."""
     from hypothesis import target
     tried = []
 
@@ -126,7 +129,10 @@ def search_draws(space, seed, deadline, examples, measure, database_dir=None):
         tried.append((draw, result))
         target(score, label=draw.dtype)
 
-    hypothesis_run(space, probe, seed, examples, database_dir)
+    done = 0
+    while (rounds is None or done < rounds) and time.monotonic() < deadline:
+        hypothesis_run(space, probe, seed * 1000 + done, examples, database_dir)
+        done += 1
     return tried
 
 
@@ -234,15 +240,17 @@ def search_entry(entry, budget, seed, database_dir=None, threshold=rule.THRESHOL
     ctx = H.context("cpu")
     floor = fixed_cost(entry, ctx, space.dtypes[0])
     base = time_draw(space, space.base_draw(), ctx, floor)
+    # Draws per Hypothesis round: about a quarter of the search's share at the base case's
+    # cost, so that targeting (from halfway through a round) starts early.
     per_example = base["seconds"] * (RUNS + WARMUP + 1) + 0.05  # + building the inputs
-    examples = int(min(1000, max(10, SEARCH_SHARE * budget / per_example)))
+    examples = int(min(200, max(10, SEARCH_SHARE * budget / per_example / 4)))
 
     def measure(draw):
         result = time_draw(space, draw, ctx, floor)
         return result["score"], result
 
     tried = search_draws(space, seed, started + SEARCH_SHARE * budget, examples, measure,
-                         database_dir)
+                         database_dir, rounds=None)
 
     def timer(draw):
         call = build(space, draw, ctx)
