@@ -87,6 +87,15 @@ def test_the_seed_reproduces_the_sequence_of_draws():
     assert first != other
 
 
+def test_a_refused_draw_is_rejected_and_the_search_goes_on():
+    softmax = space("softmax")
+
+    def measure(draw):  # an operator that refuses odd last axes
+        return (None, None) if draw.sizes["s1"] % 2 else (1.0, {"cost_per_element": 1.0})
+    tried = search.search_draws(softmax, 0, FAR, 20, measure)
+    assert tried and all(d.sizes["s1"] % 2 == 0 for d, _ in tried)
+
+
 # --- cliffs --------------------------------------------------------------------------------------
 def planted(draw):
     return draw.sizes["s1"] % 64 == 1  # one past a multiple of 64 in the last axis
@@ -269,3 +278,13 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("error: ") and message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_the_list_says_what_is_searched_and_why_not():
+    proc = mxbench("search", "--list")
+    assert proc.returncode == 0
+    lines = dict(line.split(None, 1) for line in proc.stdout.splitlines())
+    assert lines["softmax"] == "searched"
+    assert lines["split"] == "not searched: num_outputs must divide the split axis"
+    assert lines["SequenceLast"].startswith("not searched: its index bound")
+    assert all(lines[name] == "searched" for name in search.DEFAULT_OPERATORS)

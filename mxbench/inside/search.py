@@ -19,12 +19,15 @@ Reproducible: the shapes drawn follow from --seed and the costs measured (Hypoth
 rounds until the search share is spent, round r seeded seed * 1000 + r); its example
 database (--out/examples/<entry>/) keeps the best shapes found and replays them first.
 Resumable: an entry whose log in --out has this seed and budget is not searched again
-(--again searches it anyway). Ctrl-C keeps the logs of the finished entries.
+(--again searches it anyway). Ctrl-C keeps the logs of the finished entries. Each entry is
+searched in a child process: a crash of MXNet's on some shape is that entry's log (crashed).
 """
 import argparse
 import json
 import os
+import signal
 import statistics
+import subprocess
 import sys
 import time
 from collections import OrderedDict
@@ -50,6 +53,8 @@ SEARCH_SHARE = 0.7  # of the budget; the rest confirms cliffs
 RUNS, WARMUP = 5, 2
 CANDIDATES = 5  # the costliest shapes whose neighbours are timed
 SEARCH_FORMAT = 1  # of the logs: a log of another format is searched again
+CHILD_ENV = "MXBENCH_SEARCH_CHILD"  # set in the child process that searches one entry
+CHILD_TIMEOUT_FACTOR, CHILD_TIMEOUT_EXTRA = 3, 300  # a child's limit: 3x its budget + 5 min
 
 
 class BudgetSpent(BaseException):
@@ -115,17 +120,20 @@ def hypothesis_run(space, probe, seed, max_examples, database_dir):
 
 def search_draws(space, seed, deadline, examples, measure, database_dir=None, rounds=1):
     """The draws Hypothesis makes, in order, each measured by measure(draw) -> (score,
-    result) and steered toward high scores (one target per dtype). Hypothesis runs `rounds`
+    result) and steered toward high scores (one target per dtype); a score of None is a draw
+    the operator refused, which Hypothesis is told to reject. Hypothesis runs `rounds`
     times (None: until the deadline, time.monotonic()), `examples` draws each, round r with
     seed `seed * 1000 + r`: its targeting starts halfway through a round, and the example
     database carries the best shapes of a round into the next. Returns [(draw, result)]."""
-    from hypothesis import target
+    from hypothesis import reject, target
     tried = []
 
     def probe(draw):
         if time.monotonic() > deadline:
             raise BudgetSpent()
         score, result = measure(draw)
+        if score is None:
+            reject()
         tried.append((draw, result))
         target(score, label=draw.dtype)
 
@@ -245,8 +253,16 @@ def search_entry(entry, budget, seed, database_dir=None, threshold=rule.THRESHOL
     per_example = base["seconds"] * (RUNS + WARMUP + 1) + 0.05  # + building the inputs
     examples = int(min(200, max(10, SEARCH_SHARE * budget / per_example / 4)))
 
+    refused = []
+
     def measure(draw):
-        result = time_draw(space, draw, ctx, floor)
+        try:
+            result = time_draw(space, draw, ctx, floor)
+        except (H.mx.base.MXNetError, MemoryError, NotImplementedError) as exc:
+            # the derivation missed a constraint of this entry: logged, and no cost
+            refused.append({"case": space.describe(draw), "dtype": draw.dtype,
+                            "problem": H.one_line(exc)})
+            return None, None
         return result["score"], result
 
     tried = search_draws(space, seed, started + SEARCH_SHARE * budget, examples, measure,
@@ -266,7 +282,8 @@ def search_entry(entry, budget, seed, database_dir=None, threshold=rule.THRESHOL
                                   ("high", s.high), ("positions", [list(map(str, p))
                                                                    for p in s.positions])])
                      for s in space.symbols]),
-        ("tried", [result for _, result in tried]), ("screened", screened),
+        ("tried", [result for _, result in tried]), ("refused", refused),
+        ("screened", screened),
         ("cliffs", cliffs)])
 
 
@@ -293,9 +310,10 @@ def resolve_entries(names):
         entry = adhoc.main_entry(name)
         if entry is None:
             raise errors.UserError(adhoc.unknown_operator_message(name))
-        problem = S.why_not_searched(entry)
-        if problem:
-            raise errors.UserError("%s is not searched: %s" % (entry.class_name, problem))
+        try:
+            S.SearchSpace(entry)
+        except ValueError as exc:
+            raise errors.UserError(exc)
         out.append(entry)
     return out
 
@@ -356,12 +374,56 @@ def setup_arguments(subparsers):
     parser.add_argument("--again", action="store_true",
                         help="search entries whose log has this seed and budget too")
     parser.add_argument("--list", action="store_true", help="which entries can be searched")
+    parser.add_argument("--command", help=argparse.SUPPRESS)  # the parent's, for the logs
     parser.set_defaults(func=cmd_search, needs_project=False)
     return parser
 
 
-def cmd_search(args):
+def search_here(entry, args, cliffs_file, command):
+    """Search one entry in this process; write its log and its cliffs."""
     from benchmarks.catalogue import cliffs as data
+    cliffs = data.read_cliffs(cliffs_file)
+    taken = set(c["name"] for c in cliffs if c["entry"] == entry.class_name)
+    log = search_entry(entry, args.budget, args.seed,
+                       os.path.join(args.out, "examples", entry.class_name), args.threshold,
+                       taken, log=lambda text: print(text, file=sys.stderr))
+    log["command"] = command
+    for cliff in log["cliffs"]:
+        cliff["found_by"] = command
+    write_json(log, log_path(args.out, entry))
+    if log["cliffs"]:
+        data.write_cliffs(merge_cliffs(cliffs, entry.class_name, log["cliffs"]), cliffs_file)
+    return log
+
+
+def search_in_child(entry, args, cliffs_file, command):
+    """Search one entry in a child process: a crash of MXNet's (a segfault on some shape) is
+    that entry's log, and the next entry is searched."""
+    from mxbench.inside.adhoc import signal_name
+    child = [sys.executable, "-m", "mxbench", "search", entry.class_name,
+             "--budget", str(args.budget), "--seed", str(args.seed),
+             "--threshold", str(args.threshold), "--out", args.out,
+             "--cliffs-file", cliffs_file, "--again", "--command", command]
+    env = dict(os.environ, **{CHILD_ENV: "1"})
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
+    proc = subprocess.run(child, cwd=ROOT, env=env, timeout=CHILD_TIMEOUT_FACTOR * args.budget
+                          + CHILD_TIMEOUT_EXTRA)
+    if proc.returncode in (errors.INTERRUPTED, -signal.SIGINT):
+        raise KeyboardInterrupt
+    if proc.returncode == 0:
+        with open(log_path(args.out, entry)) as fh:
+            return json.load(fh)
+    cause = signal_name(proc.returncode) if proc.returncode < 0 else \
+        "exit code %d" % proc.returncode
+    log = OrderedDict([("format", SEARCH_FORMAT), ("entry", entry.class_name),
+                       ("mxnet", None), ("seed", args.seed), ("budget_s", args.budget),
+                       ("crashed", "the search's process ended (%s)" % cause),
+                       ("tried", []), ("refused", []), ("cliffs", []), ("command", command)])
+    write_json(log, log_path(args.out, entry))
+    return log
+
+
+def cmd_search(args):
     if args.list:
         sys.stdout.write(list_entries())
         return errors.OK
@@ -374,11 +436,13 @@ def cmd_search(args):
         H.require_mxnet()
     except NotImplementedError as exc:
         raise errors.UserError(exc)
-    cliffs_file = args.cliffs_file or data.CLIFFS_FILE
+    from benchmarks.catalogue.cliffs import CLIFFS_FILE
+    cliffs_file = os.path.abspath(args.cliffs_file or CLIFFS_FILE)
+    args.out = os.path.abspath(args.out)
     if not os.path.isdir(args.out):
         os.makedirs(args.out)
-    command = " ".join(["python -m mxbench search"] + sys.argv[2:]) if sys.argv[1:2] == [
-        "search"] else "python -m mxbench search"
+    command = args.command or " ".join(["python -m mxbench"] + sys.argv[1:])
+    in_child = not os.environ.get(CHILD_ENV)
     done = 0
     try:
         for entry in entries:
@@ -389,22 +453,12 @@ def cmd_search(args):
                 continue
             print("mxbench.search: %s: %ds" % (entry.class_name, args.budget), file=sys.stderr,
                   flush=True)
-            cliffs = data.read_cliffs(cliffs_file)
-            taken = set(c["name"] for c in cliffs if c["entry"] == entry.class_name)
-            log = search_entry(entry, args.budget, args.seed,
-                               os.path.join(args.out, "examples", entry.class_name),
-                               args.threshold, taken,
-                               log=lambda text: print(text, file=sys.stderr))
-            log["command"] = command
-            for cliff in log["cliffs"]:
-                cliff["found_by"] = command
-            write_json(log, path)
-            if log["cliffs"]:
-                data.write_cliffs(merge_cliffs(cliffs, entry.class_name, log["cliffs"]),
-                                  cliffs_file)
+            search = search_in_child if in_child else search_here
+            log = search(entry, args, cliffs_file, command)
             done += 1
-            print("mxbench.search: %s: %d shapes tried, %d cliffs" % (
-                entry.class_name, len(log["tried"]), len(log["cliffs"])), file=sys.stderr)
+            print("mxbench.search: %s: %s" % (entry.class_name, log.get("crashed") or
+                                              "%d shapes tried, %d refused, %d cliffs" % (
+                len(log["tried"]), len(log["refused"]), len(log["cliffs"]))), file=sys.stderr)
     except KeyboardInterrupt:
         print("mxbench.search: interrupted: the %d entries searched are kept" % done,
               file=sys.stderr)

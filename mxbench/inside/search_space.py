@@ -44,6 +44,10 @@ NOT_SEARCHED = OrderedDict([
     ("space_to_depth", "height and width must divide by block_size"),
     ("GroupNorm", "channels must divide by num_groups"),
     ("linalg_maketrian", "the input is a packed triangle: n(n+1)/2 elements"),
+    ("col2im", "the columns must be the output size's product"),
+    ("slice_like", "the second input must not exceed the first"),
+    ("ctc_loss", "labels must not outnumber the time steps"),
+    ("RNN", "the packed parameters' size is a polynomial of state_size"),
 ])
 # Categories whose calls are not shape-driven kernels of one input set (creation, updates).
 NOT_SEARCHED_CATEGORIES = ("random", "optimizer")
@@ -140,7 +144,13 @@ def symbols(entry):
     out = []
     for group in groups:
         value = positions[group[0]]
+        if any(p[0] == "high" for p in group) and not any(p[0] != "high" for p in group) \
+                and not _never_varied(entry, alike, group[0]):
+            # an index bound that follows the sizes otherwise than by equality (T + 1)
+            raise ValueError("%s is not searched: its index bound %s follows the sizes in a "
+                             "way the cases do not show" % (entry.class_name, value))
         if value == 1 or _held_by_an_argument(entry, alike, group[0]) \
+                or _never_varied(entry, alike, group[0]) \
                 or not any(p[0] in ("dim", "arg") for p in group):
             continue
         power = max([1] + [sum(1 for p in group if p[0] == "dim" and p[1] == key)
@@ -156,6 +166,12 @@ def _held_by_an_argument(entry, cases, position):
     convolution's weight): it stays with that argument."""
     return all(dict(size_positions(entry, c))[position] in fixed_arguments(entry, c)
                for c in cases)
+
+
+def _never_varied(entry, cases, position):
+    """Whether no other case gives the size another value: a size the catalogue never varies
+    may be fixed by the operator (an affine transform's 6, a box's 5, a grid's 2)."""
+    return len(set(dict(size_positions(entry, c))[position] for c in cases)) == 1
 
 
 # --- the space --------------------------------------------------------------------------------

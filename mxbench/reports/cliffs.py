@@ -129,8 +129,8 @@ def report(logs, cliffs, points, release_of, flavor_of):
              "neighbour's, re-measured interleaved. Where a cliff holds comes from the "
              "recorded bench_cliffs points (a ratio under %sx: gone on that release)."
              % (THRESHOLD, THRESHOLD), "", "## Searched", "",
-             "| entry | mxnet | seed | budget | shapes tried | cost/element: lowest | highest "
-             "| highest at | cliffs |", "|---|---|---|---:|---:|---:|---:|---|---:|"]
+             "| entry | mxnet | seed | budget | shapes tried | refused | cost/element: lowest "
+             "| highest | highest at | cliffs |", "|---|---|---|---:|---:|---:|---:|---:|---|---:|"]
     for name, log in logs.items():
         tried = [t for t in log["tried"] if t.get("cost_per_element")]
         if tried:
@@ -139,10 +139,11 @@ def report(logs, cliffs, points, release_of, flavor_of):
             figures = (seconds_text(low["cost_per_element"]),
                        seconds_text(high["cost_per_element"]),
                        "%s %s" % (high["case"], high["dtype"]))
-        else:
-            figures = ("", "", "")
-        lines.append("| %s | %s | %s | %ds | %d | %s | %s | %s | %d |" % (
-            (name, log["mxnet"], log["seed"], log["budget_s"], len(log["tried"])) + figures
+        else:  # nothing measured: the process crashed, or every draw was refused
+            figures = ("", "", log.get("crashed", ""))
+        lines.append("| %s | %s | %s | %ds | %d | %d | %s | %s | %s | %d |" % (
+            (name, log["mxnet"] or "", log["seed"], log["budget_s"], len(log["tried"]),
+             len(log.get("refused", []))) + figures
             + (len(log["cliffs"]),)))
     lines += ["", "## Cliffs", ""]
     if not cliffs:
