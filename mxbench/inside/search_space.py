@@ -30,6 +30,12 @@ FREE_AXIS = ("sum", "mean", "max", "min", "prod", "norm", "softmax", "log_softma
 WORK_RANGE = (1.0 / 8, 2.0)
 # A symbol may grow to this many times its base size (and at least to MIN_CEILING).
 GROWTH, MIN_CEILING = 4, 64
+# Categories whose operators take any sizes axis by axis: a square case of theirs (relu's
+# 1024x1024) is a choice, not a constraint, so its rows and columns are drawn apart (and
+# stay tied across inputs, axis by axis). Not GEMM or linear algebra, where the axes of one
+# input meet another's in other places (batch_dot's K) or must be square.
+AXES_APART = ("unary", "binary-elementwise", "binary-broadcast", "reduction", "sort-search",
+              "nn-activation", "rearrange", "misc", "expanding", "join-split", "loss-output")
 # Dtypes the search leaves out: bfloat16 needs oneDNN kernels this CPU may not have.
 SKIPPED_DTYPES = ("bfloat16",)
 # Sizes that kernels treat specially, offered beside uniform draws: powers of two and their
@@ -140,6 +146,10 @@ def symbols(entry):
                   and any(not conflict(p, q) for q in g)]
         merged = [p] + [q for g in joined for q in g]
         groups = [g for g in groups if g not in joined] + [merged]
+    if entry.category in AXES_APART:
+        groups = [part for g in groups for part in _by_axis(g)]
+    order = list(positions)  # s0 is the first input's first size, and so on
+    groups.sort(key=lambda g: min(order.index(p) for p in g))
     floor = max([2] + [abs(v) for v in fixed_arguments(entry, base)])
     out = []
     for group in groups:
@@ -166,6 +176,19 @@ def _held_by_an_argument(entry, cases, position):
     convolution's weight): it stays with that argument."""
     return all(dict(size_positions(entry, c))[position] in fixed_arguments(entry, c)
                for c in cases)
+
+
+def _by_axis(group):
+    """A group of dimensions only in which one input has two of its axes, split by axis: the
+    rows of all inputs, their columns... (a group with one axis per input stays: prelu's
+    channels in the data and in gamma)."""
+    inputs = [p[1] for p in group]
+    if any(p[0] != "dim" for p in group) or len(set(inputs)) == len(inputs):
+        return [group]
+    axes = OrderedDict()
+    for p in group:
+        axes.setdefault(p[2], []).append(p)
+    return list(axes.values())
 
 
 def _never_varied(entry, cases, position):
