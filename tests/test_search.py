@@ -288,3 +288,21 @@ def test_the_list_says_what_is_searched_and_why_not():
     assert lines["split"] == "not searched: num_outputs must divide the split axis"
     assert lines["SequenceLast"].startswith("not searched: its index bound")
     assert all(lines[name] == "searched" for name in search.DEFAULT_OPERATORS)
+
+
+def test_the_cliffs_command_reports_from_the_logs_and_the_recorded_results(tmp_path):
+    softmax = space("softmax")
+    cliff = cliff_of(softmax, softmax.base_draw()._replace(sizes={"s0": 300, "s1": 1025}),
+                     "s1-1")
+    logs = tmp_path / "search"
+    logs.mkdir()
+    (logs / "softmax.json").write_text(json.dumps(
+        {"entry": "softmax", "mxnet": "1.9.1", "seed": 0, "budget_s": 60, "cliffs": [cliff],
+         "tried": [], "crashed": "the search's process ended (SIGSEGV)"}))
+    data.write_cliffs([cliff], str(tmp_path / "cliffs.json"))
+    proc = mxbench("cliffs", "--search-dir", str(logs), "--cliffs-file",
+                   str(tmp_path / "cliffs.json"), "-o", str(tmp_path / "CLIFFS.md"))
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "CLIFFS.md").read_text()
+    assert "| softmax | 1.9.1 | 0 | 60s | 0 | 0 |" in text and "SIGSEGV" in text
+    assert "| softmax | cliff_300x1025 | 300x1025 | float32 | s1-1 | 300x1024 | 3.00x |" in text
