@@ -228,19 +228,25 @@ def test_the_report_says_where_a_cliff_holds():
     assert "| softmax | 300x1025 | float32 | 3ms | 307500 |" in text  # a costliest shape
 
 
-def test_the_site_page_lists_the_cliffs(tmp_path):
-    from mxbench.site import pages
+def search_files(tmp_path, **log):
+    """A search log of softmax with one cliff, and cliffs.json: (log dir, cliffs file)."""
     softmax = space("softmax")
     cliff = cliff_of(softmax, softmax.base_draw()._replace(sizes={"s0": 300, "s1": 1025}),
                      "s1-1")
     logs = tmp_path / "search"
     logs.mkdir()
-    (logs / "softmax.json").write_text(json.dumps(
+    (logs / "softmax.json").write_text(json.dumps(dict(
         {"entry": "softmax", "mxnet": "1.9.1", "seed": 0, "budget_s": 60, "cliffs": [cliff],
-         "tried": []}))
+         "tried": []}, **log)))
     data.write_cliffs([cliff], str(tmp_path / "cliffs.json"))
+    return str(logs), str(tmp_path / "cliffs.json")
+
+
+def test_the_site_page_lists_the_cliffs(tmp_path):
+    from mxbench.site import pages
+    logs, cliffs_file = search_files(tmp_path)
     path = pages.write_cliffs_page(str(ROOT / "asv.conf.json"), str(tmp_path), lambda m: None,
-                                   str(logs), str(tmp_path / "cliffs.json"))
+                                   logs, cliffs_file)
     page = Path(path).read_text()
     assert "<td>cliff_300x1025</td>" in page and "not recorded yet" in page
 
@@ -291,17 +297,9 @@ def test_the_list_says_what_is_searched_and_why_not():
 
 
 def test_the_cliffs_command_reports_from_the_logs_and_the_recorded_results(tmp_path):
-    softmax = space("softmax")
-    cliff = cliff_of(softmax, softmax.base_draw()._replace(sizes={"s0": 300, "s1": 1025}),
-                     "s1-1")
-    logs = tmp_path / "search"
-    logs.mkdir()
-    (logs / "softmax.json").write_text(json.dumps(
-        {"entry": "softmax", "mxnet": "1.9.1", "seed": 0, "budget_s": 60, "cliffs": [cliff],
-         "tried": [], "crashed": "the search's process ended (SIGSEGV)"}))
-    data.write_cliffs([cliff], str(tmp_path / "cliffs.json"))
-    proc = mxbench("cliffs", "--search-dir", str(logs), "--cliffs-file",
-                   str(tmp_path / "cliffs.json"), "-o", str(tmp_path / "CLIFFS.md"))
+    logs, cliffs_file = search_files(tmp_path, crashed="the search's process ended (SIGSEGV)")
+    proc = mxbench("cliffs", "--search-dir", logs, "--cliffs-file", cliffs_file,
+                   "-o", str(tmp_path / "CLIFFS.md"))
     assert proc.returncode == 0, proc.stderr
     text = (tmp_path / "CLIFFS.md").read_text()
     assert "| softmax | 1.9.1 | 0 | 60s | 0 | 0 |" in text and "SIGSEGV" in text
