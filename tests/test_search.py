@@ -7,7 +7,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -262,14 +261,12 @@ def test_a_short_real_search_logs_what_it_timed_and_resumes(tmp_path):
     out, cliffs_file = tmp_path / "search", tmp_path / "cliffs.json"
     args = ["search", "relu", "--budget", "6", "--seed", "0", "--out", str(out),
             "--cliffs-file", str(cliffs_file)]
-    started = time.monotonic()
     proc = mxbench(*args)
     assert proc.returncode == 0, proc.stderr
     log = json.load(open(str(out / "relu.json")))
     assert log["tried"] and all(t["seconds"] > 0 and t["elements"] > 0 for t in log["tried"])
     assert log["seed"] == 0 and log["budget_s"] == 6 and log["mxnet"] == "1.9.1"
     assert (out / "examples" / "relu").is_dir()  # Hypothesis' database
-    assert time.monotonic() - started < 120
     again = mxbench(*args)
     assert again.returncode == 0 and "searched already" in again.stderr
 
