@@ -23,6 +23,7 @@ Resumable: an entry whose log in --out has this seed and budget is not searched 
 searched in a child process: a crash of MXNet's on some shape is that entry's log (crashed).
 """
 import argparse
+import importlib.util
 import json
 import os
 import signal
@@ -432,8 +433,13 @@ def cmd_search(args):
     if args.threshold <= 1:
         raise errors.UserError("--threshold must be above 1")
     entries = resolve_entries(args.operators or DEFAULT_OPERATORS)
+    in_child = not os.environ.get(CHILD_ENV)  # this process hands each entry to a child
     try:
-        H.require_mxnet()
+        if in_child:  # the children import MXNet; this one only checks that they can
+            if importlib.util.find_spec("mxnet") is None:
+                raise NotImplementedError("no mxnet in this Python (%s)" % sys.executable)
+        else:
+            H.require_mxnet()
     except NotImplementedError as exc:
         raise errors.UserError(exc)
     from benchmarks.catalogue.cliffs import CLIFFS_FILE
@@ -442,25 +448,25 @@ def cmd_search(args):
     if not os.path.isdir(args.out):
         os.makedirs(args.out)
     command = args.command or " ".join(["python -m mxbench"] + sys.argv[1:])
-    in_child = not os.environ.get(CHILD_ENV)
+    say = print if in_child else (lambda *a, **k: None)  # the parent says it, once
     done = 0
     try:
         for entry in entries:
             path = log_path(args.out, entry)
             if not args.again and finished(path, args.seed, args.budget):
-                print("mxbench.search: %s: searched already (%s)" % (entry.class_name, path),
-                      file=sys.stderr)
+                say("mxbench.search: %s: searched already (%s)" % (entry.class_name, path),
+                    file=sys.stderr)
                 continue
-            print("mxbench.search: %s: %ds" % (entry.class_name, args.budget), file=sys.stderr,
-                  flush=True)
+            say("mxbench.search: %s: %ds" % (entry.class_name, args.budget), file=sys.stderr,
+                flush=True)
             search = search_in_child if in_child else search_here
             log = search(entry, args, cliffs_file, command)
             done += 1
-            print("mxbench.search: %s: %s" % (entry.class_name, log.get("crashed") or
-                                              "%d shapes tried, %d refused, %d cliffs" % (
+            say("mxbench.search: %s: %s" % (entry.class_name, log.get("crashed") or
+                                            "%d shapes tried, %d refused, %d cliffs" % (
                 len(log["tried"]), len(log["refused"]), len(log["cliffs"]))), file=sys.stderr)
     except KeyboardInterrupt:
-        print("mxbench.search: interrupted: the %d entries searched are kept" % done,
-              file=sys.stderr)
+        say("mxbench.search: interrupted: the %d entries searched are kept" % done,
+            file=sys.stderr)
         return errors.INTERRUPTED
     return errors.OK
