@@ -6,13 +6,15 @@ hold sizes: each input's dimensions, an index input's bound (`high`) and the siz
 (num_filter, depth, ...). Positions that hold the same size in the base case and never differ
 in another case of the same structure are one *symbol* (dot's inner dimension, a
 convolution's channels in data and weight, take's rows and index bound), so every draw keeps
-the relations the catalogue's cases keep. A size of 1 (a broadcast axis) and a size some other
-argument also holds (the kernel in the weight's shape) stay as they are; the other arguments
-(kernel, stride, axis, begin/end, k, ...) too, and no dimension goes below the largest of
-them. Sizes are drawn so that the call's work (the product of its symbols, each to the power
-it has in one input) stays within WORK_RANGE of the base case's: comparable calls, never a
-swap-sized one. Entries whose validity needs more than equalities (a split that must divide,
-a reshape's product) are not searched: NOT_SEARCHED says why.
+the relations the catalogue's cases keep; in AXES_APART's categories one input's rows and
+columns are drawn apart even where its cases are square. A size of 1 (a broadcast axis), a size
+some other argument also holds (the kernel in the weight's shape) and a size no case varies
+(an affine transform's 6) stay as they are; the other arguments (kernel, stride, axis,
+begin/end, k, ...) too, and no dimension goes below the largest of them. Sizes are drawn so
+that the call's work (the product of its symbols, each to the power it has in one input)
+stays within WORK_RANGE of the base case's: comparable calls, never a swap-sized one. Entries
+whose validity needs more than equalities (a split that must divide, a reshape's product, an
+index bound of T + 1) are not searched: why_not_searched and SearchSpace say why.
 """
 import math
 from collections import OrderedDict, namedtuple
