@@ -301,3 +301,15 @@ def test_the_cliffs_command_reports_from_the_logs_and_the_recorded_results(tmp_p
     text = (tmp_path / "CLIFFS.md").read_text()
     assert "| softmax | 1.9.1 | 0 | 60s | 0 | 0 |" in text and "SIGSEGV" in text
     assert "| softmax | cliff_300x1025 | 300x1025 | float32 | s1-1 | 300x1024 | 3.00x |" in text
+
+
+def test_the_committed_cliff_data_is_readable_and_each_cliff_builds_on_its_entry():
+    with open(data.CLIFFS_FILE) as fh:
+        assert sorted(json.load(fh)) == ["about", "cliffs"]
+    cliffs = data.read_cliffs()
+    names = [name for c in cliffs for name, _ in data.cliff_points(c)]
+    assert len(names) == len(set(names))
+    entries = data.cliff_entries(C.OPERATORS, cliffs)
+    assert sorted(entries) == sorted(set(c["entry"] for c in cliffs))
+    for op, dtypes in entries.values():
+        assert list(op.cases) == list(dtypes) and all(n.startswith("cliff_") for n in op.cases)
