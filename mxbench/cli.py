@@ -13,9 +13,11 @@
     coverage   which registered MXNet operators the catalogue benchmarks
     models     the model-derived benchmarks: extract, report, select
     baselines  MXNet against PyTorch and NumPy on the same inputs
+    cliffs     the performance cliffs the search found, and where each holds
     selection  slow-medium: the catalogue's SLOW_MEDIUM_MS table from recorded results
     matrix     the release x flavor table, resolve, the ladder, check-index
     adhoc      time operators on the installed MXNet, without asv
+    search     a property-based search for operators' performance cliffs
     dispatch   the installed MXNet's dispatch floor under each A/B variant
     publish    the site (html/): asv publish, made to open from disk with no network
 
@@ -37,15 +39,16 @@ from mxbench.commands import (check, ci_matrix, compare, confirm, find, matrix, 
 from mxbench.core import errors
 from mxbench.core import project as project_model
 from mxbench.core.results import ResultFileError, ResultsProblem
-from mxbench.inside import adhoc, dispatch
+from mxbench.inside import adhoc, dispatch, search
 from mxbench.site import publish
-from mxbench.reports import baselines, changes, cost, coverage, export, models, noise
+from mxbench.reports import (baselines, changes, cliffs, cost, coverage, export, models,
+                             noise)
 
 # The commands, in the order `--help` lists them: each module adds its parser and sets
 # func (and takes_asv_args / needs_project where they differ from the defaults below).
 COMMANDS = (setup, run, check, confirm, compare, find, merge, ci_matrix,
-            changes, noise, export, cost, coverage, models, baselines, selection, matrix,
-            publish, adhoc, dispatch)
+            changes, noise, export, cost, coverage, models, baselines, cliffs, selection,
+            matrix, publish, adhoc, search, dispatch)
 
 
 def add_common_options(parser, top_level):

@@ -217,6 +217,20 @@ def allow_busy_from_env():
     return os.environ.get(ALLOW_BUSY_ENV, "") not in ("", "0")
 
 
+def require_quiet(allow_busy=False):
+    """Look at the machine before a measurement: busy is a UserError unless allowed (then a
+    warning). Returns the figures."""
+    before = look_before()
+    if is_busy(before):
+        if not (allow_busy or allow_busy_from_env()):
+            raise UserError("the machine is busy: %s; a recording beside other work reads "
+                            "it as a slower release. Wait, or record anyway with "
+                            "--allow-busy (the record is then marked busy)" % busy_text(before))
+        print("warning: recording on a busy machine (%s): the record is marked busy"
+              % busy_text(before), file=sys.stderr, flush=True)
+    return before
+
+
 class Watch(object):
     """Everything a recording notes about its machine: start() refuses a busy machine
     (unless allowed), finish() writes the log line."""
@@ -228,15 +242,8 @@ class Watch(object):
         self.during = None
 
     def start(self, commits, env_names, command):
-        before = look_before()
+        before = require_quiet(self.allow_busy)
         busy = is_busy(before)
-        if busy and not self.allow_busy:
-            raise UserError("the machine is busy: %s; a recording beside other work reads "
-                            "it as a slower release. Wait, or record anyway with "
-                            "--allow-busy (the record is then marked busy)" % busy_text(before))
-        if busy:
-            print("warning: recording on a busy machine (%s): the record is marked busy"
-                  % busy_text(before), file=sys.stderr, flush=True)
         self.entry = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                       "command": command, "commits": list(commits),
                       "env_names": sorted(env_names), "load_before": before,

@@ -5,6 +5,8 @@
     coverage.html   the operator coverage report (mxbench.reports.coverage) of the tool
                     environment's MXNet
     baselines.html  MXNet against PyTorch and NumPy (mxbench.reports.baselines), + its CSV
+    cliffs.html     the performance cliffs the search found and where each holds
+                    (mxbench.reports.cliffs)
 
 The reports print Markdown; render_markdown turns that (headings, tables, lists, paragraphs,
 `code`, **bold**, [links](url)) into HTML. The links go into asv's navigation bar
@@ -28,6 +30,7 @@ CHANGES_PAGE = "changes.html"
 COVERAGE_PAGE = "coverage.html"
 BASELINES_PAGE = "baselines.html"
 BASELINES_CSV = "baselines.csv"
+CLIFFS_PAGE = "cliffs.html"
 # The release changes report and its chart, in the project's reports/ (README: python -m
 # mxbench changes releases -o reports/CHANGES.md --chart reports/changes.png).
 CHANGES_REPORT = os.path.join("reports", "CHANGES.md")
@@ -35,7 +38,7 @@ CHANGES_CHART = os.path.join("reports", "changes.png")
 # The pages' links, in every page's bar and asv's (the grid's: index.html): (page, title).
 PAGE_LINKS = (("index.html", "Benchmark grid"), (MODELS_PAGE, "Models"),
               (CHANGES_PAGE, "Release changes"), (COVERAGE_PAGE, "Coverage"),
-              (BASELINES_PAGE, "Baselines"))
+              (CLIFFS_PAGE, "Cliffs"), (BASELINES_PAGE, "Baselines"))
 
 
 def links_to(names):
@@ -292,6 +295,22 @@ def write_baselines_page(baselines_config, html_dir, log=print):
         fh.write(baselines.render_csv(rows))
     log("baselines page: %s and %s (%d points)" % (BASELINES_PAGE, BASELINES_CSV, len(rows)))
     return len(rows)
+
+
+# --- cliffs.html ---------------------------------------------------------------------------------
+def write_cliffs_page(config, html_dir, log=print, search_dir=None, cliffs_file=None):
+    """<html_dir>/cliffs.html: the cliff report (searched entries, confirmed cliffs, the
+    releases where each holds) from the search logs, cliffs.json and the recorded points."""
+    from benchmarks.catalogue.cliffs import CLIFFS_FILE, read_cliffs
+    from mxbench.reports import cliffs
+    project = project_model.load(config)
+    logs = cliffs.read_logs(search_dir or os.path.join(project_model.ROOT, cliffs.SEARCH_DIR))
+    found = read_cliffs(cliffs_file or CLIFFS_FILE)
+    text = cliffs.report(logs, found, *cliffs.recorded_points(project))
+    body = render_markdown("\n".join(text.splitlines()[1:]))  # the page's h1 is its title
+    path = write_page(html_dir, CLIFFS_PAGE, "Performance cliffs", body)
+    log("cliffs page: %s (%d entries searched, %d cliffs)" % (path, len(logs), len(found)))
+    return path
 
 
 # --- the front page's links --------------------------------------------------------------------

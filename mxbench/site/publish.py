@@ -205,7 +205,8 @@ def build(config, staging, asv_extra=(), store=None, log=print):
             raise interrupted
     written = [pages.write_models_page(config, staging, log=log),
                pages.write_changes_page(config, staging, log=log),
-               pages.write_coverage_page(staging, log=log)]
+               pages.write_coverage_page(staging, log=log),
+               pages.write_cliffs_page(config, staging, log=log)]
     if extra is not None:
         pages.write_baselines_page(BASELINES_CONFIG, staging, log=log)
         written.append(pages.BASELINES_PAGE)

@@ -1,0 +1,477 @@
+"""python -m mxbench search: a property-based search for each operator's performance cliffs.
+
+    python -m mxbench search softmax dot --budget 120 --seed 0
+    python -m mxbench search                    # the operators of DEFAULT_OPERATORS
+    python -m mxbench search --list             # which entries can be searched, and why not
+
+For each catalogue entry, Hypothesis draws shapes (and dtypes, and the reduction axis where
+the entry has one) from the entry's own cases (search_space.py), each a valid call; each is
+timed through the harness (the suite's call builder, forward phase, median of --runs calls)
+and Hypothesis is steered with target() toward a high cost per input element, less the
+call's fixed cost (the median of the entry's `small` case, dispatch-bound). Most of --budget
+goes to the search; the rest confirms cliffs among the costliest shapes: each one's
+neighbours are timed once, and those at least 2x cheaper per element are re-measured with
+it in ROUNDS interleaved rounds (mxbench.reports.cliffs has the rule). A confirmed cliff is
+written into benchmarks/catalogue/cliffs.json as a named case of its entry (bench_cliffs
+times it along the ladder), and every search leaves its log in --out.
+
+Reproducible: the shapes drawn follow from --seed and the costs measured (Hypothesis runs in
+rounds until the search share is spent, round r seeded seed * 1000 + r); its example
+database (--out/examples/<entry>/) keeps the best shapes found and replays them first.
+Resumable: an entry whose log in --out has this seed and budget is not searched again
+(--again searches it anyway). Ctrl-C keeps the logs of the finished entries. Each entry is
+searched in a child process: a crash of MXNet's on some shape is that entry's log (crashed).
+"""
+import argparse
+import importlib.util
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections import OrderedDict
+
+from benchmarks import catalogue as C
+from mxbench.core import errors
+from mxbench.core.arguments import allow_busy_argument
+from mxbench.core.project import ROOT
+from mxbench.inside import search_space as S
+from mxbench.inside.lazy import harness as H
+from mxbench.reports import cliffs as rule
+
+# The issue's list (issue 27): convolution, pooling, normalisations, softmaxes, layouts,
+# GEMMs, reductions, indexing, sort, joins, slices and elementwise with broadcasting.
+DEFAULT_OPERATORS = (
+    "Convolution", "Convolution_1d", "Deconvolution", "Pooling", "Pooling_avg", "BatchNorm",
+    "LayerNorm", "InstanceNorm", "softmax", "log_softmax", "transpose", "swapaxes", "dot",
+    "batch_dot", "FullyConnected", "sum", "mean", "max", "norm", "argmax", "take", "pick",
+    "topk", "sort", "argsort", "concat", "slice", "slice_axis", "broadcast_add",
+    "broadcast_mul", "elemwise_add", "relu", "exp", "Activation", "cumsum", "where", "tile",
+    "repeat", "LRN")
+DEFAULT_BUDGET = 120
+SEARCH_SHARE = 0.7  # of the budget; the rest confirms cliffs
+RUNS, WARMUP = 5, 2
+CANDIDATES = 5  # the costliest shapes whose neighbours are timed
+SEARCH_FORMAT = 1  # of the logs: a log of another format is searched again
+CHILD_ENV = "MXBENCH_SEARCH_CHILD"  # set in the child process that searches one entry
+CHILD_TIMEOUT_FACTOR, CHILD_TIMEOUT_EXTRA = 3, 300  # a child's limit: 3x its budget + 5 min
+
+
+class BudgetSpent(BaseException):
+    """Ends Hypothesis' run when the search's share of the budget is spent (a BaseException:
+    Hypothesis takes an Exception for a failing example and would shrink it)."""
+
+
+# --- timing through the harness ------------------------------------------------------------
+def median_seconds(call, runs=RUNS, warmup=WARMUP):
+    return statistics.median(H.timed_calls(call.forward, runs, warmup))
+
+
+def build(space, draw, ctx):
+    """The harness's call for a draw, first call made (shape inference, primitive creation).
+    Refuses a call whose inputs would not fit in the memory available."""
+    case = space.case(draw)
+    needed, _ = H.memory_needed(case, draw.dtype)
+    available = H.available_memory()
+    if available is not None and needed > available:
+        raise MemoryError("needs about %d bytes, %d available" % (needed, available))
+    call = H.build_operator_call(space.entry, space.base_name, draw.dtype, ctx, case=case)
+    call.forward()
+    return call
+
+
+def fixed_cost(entry, ctx, dtype):
+    """Seconds of the entry's dispatch-bound `small` call (0 where it has none)."""
+    if "small" not in entry.cases:
+        return 0.0
+    call = H.build_operator_call(entry, "small", dtype, ctx)
+    call.forward()
+    return median_seconds(call, runs=2 * RUNS)
+
+
+def time_draw(space, draw, ctx, floor):
+    """A tried shape: its description, elements, median seconds and cost per element."""
+    elements = space.elements(draw)
+    seconds = median_seconds(build(space, draw, ctx))
+    return OrderedDict([("case", space.describe(draw)), ("dtype", draw.dtype),
+                        ("axis", draw.axis), ("sizes", OrderedDict(sorted(draw.sizes.items()))),
+                        ("elements", elements), ("seconds", seconds),
+                        ("cost_per_element", seconds / elements),
+                        ("score", max(seconds - floor, 0.0) / elements)])
+
+
+# --- the search -------------------------------------------------------------------------------
+def hypothesis_run(space, probe, seed, max_examples, database_dir):
+    """Run `probe(draw)` on Hypothesis' draws until max_examples or BudgetSpent."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as fixed_seed
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    database = DirectoryBasedExampleDatabase(database_dir) if database_dir else None
+    run = settings(database=database, max_examples=max_examples, deadline=None,
+                   suppress_health_check=list(HealthCheck), print_blob=False,
+                   phases=(Phase.reuse, Phase.generate, Phase.target))(
+        fixed_seed(seed)(given(space.strategy())(probe)))
+    try:
+        run()
+    except BudgetSpent:
+        pass
+
+
+def search_draws(space, seed, deadline, examples, measure, database_dir=None, rounds=1):
+    """The draws Hypothesis makes, in order, each measured by measure(draw) -> (score,
+    result) and steered toward high scores (one target per dtype); a score of None is a draw
+    the operator refused, which Hypothesis is told to reject. Hypothesis runs `rounds`
+    times (None: until the deadline, time.monotonic()), `examples` draws each, round r with
+    seed `seed * 1000 + r`: its targeting starts halfway through a round, and the example
+    database carries the best shapes of a round into the next. Returns [(draw, result)]."""
+    from hypothesis import reject, target
+    tried = []
+
+    def probe(draw):
+        if time.monotonic() > deadline:
+            raise BudgetSpent()
+        score, result = measure(draw)
+        if score is None:
+            reject()
+        tried.append((draw, result))
+        target(score, label=draw.dtype)
+
+    done = 0
+    while (rounds is None or done < rounds) and time.monotonic() < deadline:
+        hypothesis_run(space, probe, seed * 1000 + done, examples, database_dir)
+        done += 1
+    return tried
+
+
+def neighbour_name(cliff_name, kind):
+    return "%s/%s" % (cliff_name, kind)
+
+
+def cliff_name(space, draw, taken):
+    """cliff_<first input's shape>, made unique against names already taken."""
+    shape = space.case(draw).inputs[0].shape
+    name = "cliff_" + "x".join(str(n) for n in shape)
+    if draw.axis is not None:
+        name += "_axis%d" % draw.axis
+    if draw.dtype != space.dtypes[0]:
+        name += "_" + draw.dtype
+    base, n = name, 2
+    while name in taken:
+        name, n = "%s_%d" % (base, n), n + 1
+    return name
+
+
+def confirm_cliffs(space, candidates, timer, deadline, threshold, taken, log=None):
+    """Cliff records among the candidate draws: neighbours timed once, those at least
+    `threshold` times cheaper per element re-measured with the shape in rounds, interleaved.
+    timer(draw) -> a function that times the draw's call once more (seconds)."""
+    found, screened = [], []
+    for draw in candidates:
+        if time.monotonic() > deadline:
+            break
+        try:
+            timers = OrderedDict([("shape", timer(draw))])
+        except Exception as exc:
+            screened.append({"case": space.describe(draw), "problem": H.one_line(exc)})
+            continue
+        elements = {"shape": space.elements(draw)}
+        kinds = OrderedDict()
+        first = {"shape": timers["shape"]()}
+        for kind, other in space.neighbours(draw):
+            elements[kind] = space.elements(other)
+            if not rule.comparable(elements["shape"], elements[kind]):
+                continue
+            try:
+                time_it = timer(other)
+            except Exception:  # a neighbour the operator refuses is no neighbour
+                continue
+            first[kind] = time_it()
+            if rule.ratios([first], elements, "shape", kind)[0] >= threshold:
+                timers[kind], kinds[kind] = time_it, other
+            if time.monotonic() > deadline:
+                break
+        screened.append({"case": space.describe(draw), "dtype": draw.dtype,
+                         "cheaper_neighbours": list(kinds)})
+        if not kinds:
+            continue
+        rounds = [dict((name, time_it()) for name, time_it in timers.items())
+                  for _ in range(rule.ROUNDS)]
+        held = rule.confirm(rounds, elements, "shape", list(kinds), threshold)
+        if held:
+            found.append(cliff_record(space, draw, kinds, held, elements, rounds, taken))
+            if log:
+                log("  cliff %s: %s" % (found[-1]["name"], ", ".join(
+                    "%s %.2fx" % (k, r) for k, r in held.items())))
+    return found, screened
+
+
+def candidates_of(tried, count=CANDIDATES):
+    """The distinct draws with the highest cost per element, each against the median of its
+    dtype (float16 on a CPU costs more everywhere: that is no cliff)."""
+    by_dtype = {}
+    for draw, result in tried:
+        by_dtype.setdefault(draw.dtype, []).append(result["cost_per_element"])
+    typical = dict((d, statistics.median(costs)) for d, costs in by_dtype.items())
+    ranked = sorted(tried, key=lambda pair: -pair[1]["cost_per_element"] / typical[pair[0].dtype])
+    out, seen = [], set()
+    for draw, result in ranked:
+        key = S.draw_key(draw)
+        if key not in seen and len(out) < count:
+            seen.add(key)
+            out.append(draw)
+    return out
+
+
+def cliff_record(space, draw, kinds, held, elements, rounds, taken):
+    name = cliff_name(space, draw, taken)
+    taken.add(name)
+    neighbours = [OrderedDict([("name", neighbour_name(name, kind)), ("kind", kind),
+                               ("shape", space.describe(kinds[kind])),
+                               ("elements", elements[kind]), ("ratio", round(ratio, 3)),
+                               ("case", space.record(kinds[kind]))])
+                  for kind, ratio in held.items()]
+    return OrderedDict([
+        ("entry", space.entry.class_name), ("name", name), ("shape", space.describe(draw)),
+        ("dtype", draw.dtype), ("elements", elements["shape"]),
+        ("ratio", round(max(held.values()), 3)), ("case", space.record(draw)),
+        ("neighbours", neighbours),
+        ("rounds", [OrderedDict((k, r[k]) for k in ["shape"] + list(held)) for r in rounds]),
+        ("mxnet", getattr(H.mx, "__version__", None))])
+
+
+def search_entry(entry, budget, seed, database_dir=None, threshold=rule.THRESHOLD,
+                 taken=None, log=None):
+    """Search one entry within `budget` seconds: its log (a dict), cliffs included."""
+    started = time.monotonic()
+    space = S.SearchSpace(entry)
+    ctx = H.context("cpu")
+    floor = fixed_cost(entry, ctx, space.dtypes[0])
+    base = time_draw(space, space.base_draw(), ctx, floor)
+    # Draws per Hypothesis round: about a quarter of the search's share at the base case's
+    # cost, so that targeting (from halfway through a round) starts early.
+    per_example = base["seconds"] * (RUNS + WARMUP + 1) + 0.05  # + building the inputs
+    examples = int(min(200, max(10, SEARCH_SHARE * budget / per_example / 4)))
+
+    refused = []
+
+    def measure(draw):
+        try:
+            result = time_draw(space, draw, ctx, floor)
+        except (H.mx.base.MXNetError, MemoryError, NotImplementedError) as exc:
+            # the derivation missed a constraint of this entry: logged, and no cost
+            refused.append({"case": space.describe(draw), "dtype": draw.dtype,
+                            "problem": H.one_line(exc)})
+            return None, None
+        return result["score"], result
+
+    tried = search_draws(space, seed, started + SEARCH_SHARE * budget, examples, measure,
+                         database_dir, rounds=None)
+
+    def timer(draw):
+        call = build(space, draw, ctx)
+        return lambda: median_seconds(call)
+
+    cliffs, screened = confirm_cliffs(space, candidates_of(tried), timer, started + budget,
+                                      threshold, set() if taken is None else taken, log)
+    return OrderedDict([
+        ("format", SEARCH_FORMAT), ("entry", entry.class_name), ("mxnet", H.mx.__version__),
+        ("seed", seed), ("budget_s", budget), ("spent_s", round(time.monotonic() - started, 1)),
+        ("base_case", space.base_name), ("fixed_cost_s", floor), ("base", base),
+        ("symbols", [OrderedDict([("name", s.name), ("base", s.value), ("low", s.low),
+                                  ("high", s.high), ("positions", [list(map(str, p))
+                                                                   for p in s.positions])])
+                     for s in space.symbols]),
+        ("tried", [result for _, result in tried]), ("refused", refused),
+        ("screened", screened),
+        ("cliffs", cliffs)])
+
+
+# --- cliffs into the catalogue's data ----------------------------------------------------------
+def merge_cliffs(existing, entry_name, found):
+    """The cliff records with an entry's new ones: a cliff of the same case keeps its name
+    (and its place); the others are added after."""
+    out = list(existing)
+    known = dict((json.dumps(c["case"], sort_keys=True) + c["dtype"], c) for c in out
+                 if c["entry"] == entry_name)
+    for cliff in found:
+        key = json.dumps(cliff["case"], sort_keys=True) + cliff["dtype"]
+        if key not in known:
+            out.append(cliff)
+    return out
+
+
+# --- command line ------------------------------------------------------------------------------
+def resolve_entries(names):
+    """Catalogue entries for names (an operator's main entry, or a class name)."""
+    from mxbench.inside import adhoc
+    out = []
+    for name in names:
+        entry = adhoc.main_entry(name)
+        if entry is None:
+            raise errors.UserError(adhoc.unknown_operator_message(name))
+        try:
+            S.SearchSpace(entry)
+        except ValueError as exc:
+            raise errors.UserError(exc)
+        out.append(entry)
+    return out
+
+
+def log_path(out_dir, entry):
+    return os.path.join(out_dir, entry.class_name + ".json")
+
+
+def finished(path, seed, budget):
+    try:
+        with open(path) as fh:
+            log = json.load(fh)
+    except (OSError, ValueError):
+        return False
+    return (log.get("format"), log.get("seed"), log.get("budget_s")) == (SEARCH_FORMAT, seed,
+                                                                         budget)
+
+
+def write_json(data, path):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(data, fh, indent=1)
+        fh.write("\n")
+    os.replace(tmp, path)
+
+
+def list_entries():
+    lines = []
+    for op in C.OPERATORS:
+        problem = S.why_not_searched(op)
+        if problem is None:
+            try:
+                S.SearchSpace(op)
+            except ValueError as exc:
+                problem = str(exc).split(": ", 1)[1]
+        lines.append("%-34s %s" % (op.class_name, "searched" if problem is None
+                                   else "not searched: " + problem))
+    return "\n".join(lines) + "\n"
+
+
+def setup_arguments(subparsers):
+    parser = subparsers.add_parser(
+        "search", help="a property-based search for each operator's performance cliffs",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("operators", nargs="*", metavar="OPERATOR",
+                        help="entries to search (default: the %d of DEFAULT_OPERATORS)"
+                        % len(DEFAULT_OPERATORS))
+    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="SECONDS",
+                        help="per operator (default %d)" % DEFAULT_BUDGET)
+    parser.add_argument("--seed", type=int, default=0, help="Hypothesis' seed (default 0)")
+    parser.add_argument("--threshold", type=float, default=rule.THRESHOLD,
+                        help="cost-per-element ratio of a cliff (default %s)" % rule.THRESHOLD)
+    parser.add_argument("--out", default=os.path.join(ROOT, rule.SEARCH_DIR), metavar="DIR",
+                        help="logs and Hypothesis' example database (default %s)"
+                        % rule.SEARCH_DIR)
+    parser.add_argument("--cliffs-file", metavar="FILE",
+                        help="cliff data to add to (default benchmarks/catalogue/cliffs.json)")
+    parser.add_argument("--again", action="store_true",
+                        help="search entries whose log has this seed and budget too")
+    parser.add_argument("--list", action="store_true", help="which entries can be searched")
+    parser.add_argument("--command", help=argparse.SUPPRESS)  # the parent's, for the logs
+    allow_busy_argument(parser)
+    parser.set_defaults(func=cmd_search, needs_project=False)
+    return parser
+
+
+def search_here(entry, args, cliffs_file, command):
+    """Search one entry in this process; write its log and its cliffs."""
+    from benchmarks.catalogue import cliffs as data
+    cliffs = data.read_cliffs(cliffs_file)
+    taken = set(c["name"] for c in cliffs if c["entry"] == entry.class_name)
+    log = search_entry(entry, args.budget, args.seed,
+                       os.path.join(args.out, "examples", entry.class_name), args.threshold,
+                       taken, log=lambda text: print(text, file=sys.stderr))
+    log["command"] = command
+    for cliff in log["cliffs"]:
+        cliff["found_by"] = command
+    write_json(log, log_path(args.out, entry))
+    if log["cliffs"]:
+        data.write_cliffs(merge_cliffs(cliffs, entry.class_name, log["cliffs"]), cliffs_file)
+    return log
+
+
+def search_in_child(entry, args, cliffs_file, command):
+    """Search one entry in a child process: a crash of MXNet's (a segfault on some shape) is
+    that entry's log, and the next entry is searched."""
+    from mxbench.inside.adhoc import signal_name
+    child = [sys.executable, "-m", "mxbench", "search", entry.class_name,
+             "--budget", str(args.budget), "--seed", str(args.seed),
+             "--threshold", str(args.threshold), "--out", args.out,
+             "--cliffs-file", cliffs_file, "--again", "--command", command]
+    env = dict(os.environ, **{CHILD_ENV: "1"})
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
+    proc = subprocess.run(child, cwd=ROOT, env=env, timeout=CHILD_TIMEOUT_FACTOR * args.budget
+                          + CHILD_TIMEOUT_EXTRA)
+    if proc.returncode in (errors.INTERRUPTED, -signal.SIGINT):
+        raise KeyboardInterrupt
+    if proc.returncode == 0:
+        with open(log_path(args.out, entry)) as fh:
+            return json.load(fh)
+    cause = signal_name(proc.returncode) if proc.returncode < 0 else \
+        "exit code %d" % proc.returncode
+    log = OrderedDict([("format", SEARCH_FORMAT), ("entry", entry.class_name),
+                       ("mxnet", None), ("seed", args.seed), ("budget_s", args.budget),
+                       ("crashed", "the search's process ended (%s)" % cause),
+                       ("tried", []), ("refused", []), ("cliffs", []), ("command", command)])
+    write_json(log, log_path(args.out, entry))
+    return log
+
+
+def cmd_search(args):
+    if args.list:
+        sys.stdout.write(list_entries())
+        return errors.OK
+    if args.budget < 5:
+        raise errors.UserError("--budget must be at least 5 seconds")
+    if args.threshold <= 1:
+        raise errors.UserError("--threshold must be above 1")
+    entries = resolve_entries(args.operators or DEFAULT_OPERATORS)
+    in_child = not os.environ.get(CHILD_ENV)  # this process hands each entry to a child
+    try:
+        if in_child:  # the children import MXNet; this one only checks that they can
+            if importlib.util.find_spec("mxnet") is None:
+                raise NotImplementedError("no mxnet in this Python (%s)" % sys.executable)
+        else:
+            H.require_mxnet()
+    except NotImplementedError as exc:
+        raise errors.UserError(exc)
+    from benchmarks.catalogue.cliffs import CLIFFS_FILE
+    cliffs_file = os.path.abspath(args.cliffs_file or CLIFFS_FILE)
+    args.out = os.path.abspath(args.out)
+    if not os.path.isdir(args.out):
+        os.makedirs(args.out)
+    if in_child:  # a search measures: not beside other work (docs/trust.md)
+        from mxbench.asvrun.conditions import require_quiet
+        require_quiet(args.allow_busy)
+    command = args.command or " ".join(["python -m mxbench"] + sys.argv[1:])
+    say = print if in_child else (lambda *a, **k: None)  # the parent says it, once
+    done = 0
+    try:
+        for entry in entries:
+            path = log_path(args.out, entry)
+            if not args.again and finished(path, args.seed, args.budget):
+                say("mxbench.search: %s: searched already (%s)" % (entry.class_name, path),
+                    file=sys.stderr)
+                continue
+            say("mxbench.search: %s: %ds" % (entry.class_name, args.budget), file=sys.stderr,
+                flush=True)
+            search = search_in_child if in_child else search_here
+            log = search(entry, args, cliffs_file, command)
+            done += 1
+            say("mxbench.search: %s: %s" % (entry.class_name, log.get("crashed") or
+                                            "%d shapes tried, %d refused, %d cliffs" % (
+                len(log["tried"]), len(log["refused"]), len(log["cliffs"]))), file=sys.stderr)
+    except KeyboardInterrupt:
+        say("mxbench.search: interrupted: the %d entries searched are kept" % done,
+            file=sys.stderr)
+        return errors.INTERRUPTED
+    return errors.OK
