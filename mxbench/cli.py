@@ -3,11 +3,13 @@
     setup      the release ladder and this machine's asv entry
     run        record releases into results/ (default: the newest two final releases)
     check      asv continuous BASE HEAD and a second pass: exit 1 on a confirmed slow-down
+    confirm    measure again, interleaved, the changes the history flags between two releases
     compare    asv compare of two recorded releases, per flavor
     find       bisect a change along the ladder for one flavor
     merge      fold other machines' results (CI artifacts) into results/
     ci-matrix  the CI workflow's (release, flavor) jobs, as JSON
     changes    significant differences: releases, between, lineage, aa, ab
+    noise      each point's noise from A/A recordings of one release (reports/noise.json)
     export     any asv results directory as JSON, CSV or Markdown
     cost       where the time of a recorded run goes
     coverage   which registered MXNet operators the catalogue benchmarks
