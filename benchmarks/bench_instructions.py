@@ -57,9 +57,9 @@ class _Instructions(object):
     repeat = 1
     number = 1
     timeout = 60
-    # Not in the short selection: its setup_cache costs a Valgrind process over the whole
-    # table, minutes that `mxbench run` and `mxbench check` would add to every run. Recorded
-    # on its own: python -m mxbench run ... --bench '^bench_instructions\.' (docs/instructions.md).
+    # Not in the short selection (nor in mxbench run's and check's default -b): its
+    # setup_cache costs a Valgrind process over the whole table. Recorded on its own:
+    # python -m mxbench run ... --bench '^bench_instructions\.' (docs/instructions.md).
     short = False
 
     # One function object shared by every class: asv keys setup_cache by its source line,

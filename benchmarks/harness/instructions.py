@@ -256,15 +256,20 @@ def _count_points(points, manifest):
                 run = getattr(call, method)
                 for _ in range(WARM_CALLS):  # forward_backward's first backward, caches
                     run()
-                dumps += 1
-                gc.collect()
-                gc.disable()  # a collection inside the counted call would be counted
-                callgrind.zero()
-                callgrind.toggle_collect()
-                run()
-                callgrind.toggle_collect()
-                callgrind.dump("point-%d" % number)
-                gc.enable()
+                # no collection inside the counted call (it could free arrays through
+                # libmxnet); none before it either: a full one costs seconds under Valgrind
+                gc.disable()
+                try:
+                    callgrind.zero()
+                    callgrind.toggle_collect()
+                    try:
+                        run()
+                    finally:  # every dump numbered, so that the next point reads its own
+                        callgrind.toggle_collect()
+                        callgrind.dump("point-%d" % number)
+                        dumps += 1
+                finally:
+                    gc.enable()
                 record["dump"] = dumps
             except NotImplementedError as exc:
                 record.update(outcome=SKIP, reason=str(exc))
