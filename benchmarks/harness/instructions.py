@@ -256,8 +256,11 @@ def _count_points(points, manifest):
                 run = getattr(call, method)
                 for _ in range(WARM_CALLS):  # forward_backward's first backward, caches
                     run()
-                # no collection inside the counted call (it could free arrays through
-                # libmxnet); none before it either: a full one costs seconds under Valgrind
+                # Garbage of earlier points freed now, not whenever Python's thresholds say
+                # (freeing arrays changes MXNet's pool): without this collection a table's
+                # counts came out up to 0.9 % apart from those with it; with it two
+                # processes agreed on every point (docs/instructions.md).
+                gc.collect()
                 gc.disable()
                 try:
                     callgrind.zero()
