@@ -13,6 +13,7 @@ def test_the_default_selection_leaves_out_only_the_roofline_rates():
     assert not re.search(CHECK_BENCH, "bench_roofline.MemoryBound.track_achieved_bandwidth")
     assert not re.search(CHECK_BENCH, "bench_roofline.MachinePeak.track_gemm_throughput")
     assert not re.search(CHECK_BENCH, "bench_models.Model_resnet50_v1.time_forward")
+    assert not re.search(CHECK_BENCH, "bench_instructions.dot.track_forward('small', 'float32')")
 
 
 def test_the_second_pass_selects_exactly_the_flagged_points():

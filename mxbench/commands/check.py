@@ -17,10 +17,11 @@ from mxbench.core.results import Store, by_name
 # The gating check's defaults (docs/check.md): the variant whose A/A pairs are quietest;
 # the factor at which no slow-down of either low-noise A/A pair was flagged in both passes;
 # every benchmark but the roofline rates (GB/s, GFLOP/s: higher is better, which asv
-# continuous would call a regression) and the model benchmarks.
+# continuous would call a regression), the model benchmarks and the instruction counts (a
+# Valgrind process over their whole table: named with -b when wanted).
 CHECK_VARIANT = "low-noise"
 CHECK_FACTOR = 1.3
-CHECK_BENCH = r"^(?!bench_roofline\.|bench_models\.)"
+CHECK_BENCH = r"^(?!bench_roofline\.|bench_models\.|bench_instructions\.)"
 NO_VERDICT = 2
 
 

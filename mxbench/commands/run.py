@@ -24,7 +24,7 @@ def setup_arguments(subparsers):
     run.add_argument("--selection", choices=point_selection.SELECTIONS,
                      help="short: every benchmark, a few points each (the default); long: "
                           "every point (the default within an explicit --bench)")
-    run.add_argument("--bench", "-b", help="asv benchmark regex (default: all but bench_models)")
+    run.add_argument("--bench", "-b", help="asv benchmark regex (default: all but bench_models and bench_instructions)")
     run.add_argument("--quick", action="store_true", help="one sample each (smoke run)")
     run.add_argument("--rerun", action="store_true", help="measure again what is recorded")
     allow_busy_argument(run)
@@ -33,8 +33,10 @@ def setup_arguments(subparsers):
 
 
 # The default selection leaves out the model-derived benchmarks (bench_models: about 25
-# minutes per release and flavor here); they run when named: --bench '^bench_models\.'.
-DEFAULT_BENCH = r"^(?!bench_models\.)"
+# minutes per release and flavor here) and the instruction counts (bench_instructions: one
+# Valgrind process over its whole table, docs/instructions.md); they run when named:
+# --bench '^bench_models\.', --bench '^bench_instructions\.'.
+DEFAULT_BENCH = r"^(?!bench_models\.|bench_instructions\.)"
 
 
 def print_plan(project, releases, flavors):

@@ -174,11 +174,15 @@ def find_side(projects, machine, release, flavor):
                                                          release, flavor))
 
 
+def side_points_by_name(project, machine, a, b):
+    """The points of two sides, which may live in different environments, by name."""
+    return [by_name(project.store.points(machine, project.commit(s.release), s.env_name))
+            for s in (a, b)]
+
+
 def side_changes(project, machine, a, b, factor, timings_only=True):
     """compare() of two sides, which may live in different environments."""
-    before, after = (by_name(project.store.points(machine, project.commit(s.release), s.env_name))
-                     for s in (a, b))
-    changes = compare(before, after, factor)
+    changes = compare(*(side_points_by_name(project, machine, a, b) + [factor]))
     return [c for c in changes if c.unit == "seconds"] if timings_only else changes
 
 
@@ -216,23 +220,82 @@ def change_counts(changes):
             "median_ratio": math.exp(statistics.median(logs)) if logs else float("nan")}
 
 
-def top_tables(changes, label_a, label_b, top):
-    """Markdown: the largest significant slow-downs and speed-ups."""
+def top_tables(changes, label_a, label_b, top, counts=None):
+    """Markdown: the largest significant slow-downs and speed-ups; with counts ({timing
+    name: Change of its instruction count}), a column saying whether the count moved too."""
     lines = []
     significant = [c for c in changes if c.verdict != "same"]
+    counted = bool(counts)
     for title, verdict, order in (("Slower", "slower", True), ("Faster", "faster", False)):
         rows = sorted((c for c in significant if c.verdict == verdict),
                       key=lambda c: c.ratio, reverse=order)[:top]
         if not rows:
             continue
         lines += ["**%s** (largest first)" % title, "",
-                  "| benchmark (parameters) | %s | %s | ratio |" % (label_a, label_b),
-                  "|---|---:|---:|---:|"]
-        lines += ["| `%s` | %s | %s | %s |" % (c.name, human_value(c.before, c.unit),
-                                               human_value(c.after, c.unit), ratio_text(c.ratio))
-                  for c in rows]
+                  "| benchmark (parameters) | %s | %s | ratio |%s" % (
+                      label_a, label_b, " instructions |" if counted else ""),
+                  "|---|---:|---:|---:|%s" % ("---|" if counted else "")]
+        lines += ["| `%s` | %s | %s | %s |%s" % (
+            c.name, human_value(c.before, c.unit), human_value(c.after, c.unit),
+            ratio_text(c.ratio), " %s |" % count_text(counts.get(c.name)) if counted else "")
+            for c in rows]
         lines.append("")
     return lines
+
+
+# --- instruction counts beside timings (bench_instructions, docs/instructions.md) --------------
+INSTRUCTIONS_MODULE = "bench_instructions"
+# Counts repeat exactly; beyond this a count moved: the release runs another code path.
+COUNT_SPREAD = 0.001
+
+
+def _entry_method(name, module, prefix):
+    """(entry, method without its prefix) of a point of `module`, else None."""
+    head = name.split("(", 1)[0].split(".")
+    if len(head) != 3 or head[0] != module or not head[2].startswith(prefix):
+        return None
+    return head[1], head[2][len(prefix):]
+
+
+def count_changes(before, after):
+    """{timing point name: Change of the instruction count of its entry and method}, for
+    the bench_operators points whose entry has a count on both sides (counted at its own
+    shape class: one count per entry and method)."""
+    counts = []
+    for points in (before, after):
+        counts.append(dict((_entry_method(name, INSTRUCTIONS_MODULE, "track_"), p.value)
+                           for name, p in points.items()
+                           if _entry_method(name, INSTRUCTIONS_MODULE, "track_")
+                           and measured(p.value)))
+    out = {}
+    for name in set(before) | set(after):
+        key = _entry_method(name, "bench_operators", "time_")
+        if key in counts[0] and key in counts[1] and counts[0][key] > 0:
+            a, b = counts[0][key], counts[1][key]
+            ratio = b / a
+            verdict = "same" if abs(ratio - 1) <= COUNT_SPREAD else (
+                "slower" if ratio > 1 else "faster")
+            out[name] = Change(name, a, b, ratio, verdict, "instructions")
+    return out
+
+
+def count_summary(changes, counts):
+    """A line on the significant timing changes whose entries have instruction counts."""
+    moved = [c for c in changes if c.verdict != "same" and c.name in counts]
+    if not counts:
+        return []
+    code = sum(counts[c.name].verdict != "same" for c in moved)
+    return ["Instruction counts (bench_instructions) on both sides for %d of the significant "
+            "timing changes: the count moved too for %d (another code path), not for %d "
+            "(memory, threads, the machine)." % (len(moved), code, len(moved) - code)]
+
+
+def count_text(change):
+    """'1.00 (same)', '1.12 (moved)' or '' where the entry has no count on both sides."""
+    if change is None:
+        return ""
+    return "%s (%s)" % (ratio_text(change.ratio), "same" if change.verdict == "same"
+                        else "moved")
 
 
 def lineage_markdown(project, projects, machine, package, factor, top):
@@ -526,16 +589,18 @@ def between_command(args):
     changes = side_changes(project, machine, a, b, args.factor)
     if not changes:
         raise MatrixError("no timing measured on both sides, so no comparison")
-    counts = change_counts(changes)
+    counts = count_changes(*side_points_by_name(project, machine, a, b))
+    summary = change_counts(changes)
     note = boundary(a, b)
     lines = ["%s → %s, machine %s, at factor %.2f: %d points measured on both, %d slower, "
              "%d faster, median ratio %s" % (side_label(a), side_label(b), machine, args.factor,
-                                  counts["points"], counts["slower"], counts["faster"],
-                                  ratio_text(counts["median_ratio"]))]
+                                  summary["points"], summary["slower"], summary["faster"],
+                                  ratio_text(summary["median_ratio"]))]
     if note:
         lines.append("Not only MXNet differs here: %s." % note)
+    lines += count_summary(changes, counts)
     lines.append("")
-    lines += top_tables(changes, a.release, b.release, args.top)
+    lines += top_tables(changes, a.release, b.release, args.top, counts)
     print("\n".join(lines).rstrip())
     return 0
 

@@ -1,0 +1,103 @@
+"""Instructions one operator call executes, counted under Valgrind (callgrind): a number that
+is the same on every run, beside the noisy times of bench_operators (docs/instructions.md).
+
+bench_instructions.<Operator>.track_forward(shape, dtype), and track_forward_backward where
+the short selection times forward+backward: the instructions libmxnet executes for one warmed
+call of the same call bench_operators times (harness.prepare), at the entry's `small` shape
+class (else its first), first dtype, CPU. `small` because of cost: under Valgrind a medium
+call takes seconds to minutes (a medium dot's forward+backward 109 M instructions, ~1 min),
+and the ~1,000 points of a table must stay within minutes; counts are exact, so a small
+call's change in a kernel's code path shows as well as a large one's.
+
+One Valgrind process counts the whole table (import mxnet alone is ~45 s under Valgrind):
+setup_cache, which asv runs once per environment and commit for every class that shares it,
+returns {point: count or skip reason}; the track_ methods look their point up. Where
+Valgrind is missing or cannot run the build, the points skip with the reason.
+"""
+from . import bench_operators as O
+from . import harness as H
+from .catalogue import OPERATORS
+from .harness import instructions as I
+
+COUNTED_SHAPE = "small"
+METHODS = ("forward", "forward_backward")
+
+
+def counted_shape(op):
+    return COUNTED_SHAPE if COUNTED_SHAPE in op.cases else list(op.cases)[0]
+
+
+def counted_methods(op):
+    """The methods of the entry that the short selection times (bench_operators)."""
+    timed = getattr(O, O.global_name(op.class_name))
+    short = getattr(timed, "short_methods", None)
+    return [m for m in METHODS
+            if hasattr(timed, "time_" + m) and (short is None or "time_" + m in short)]
+
+
+def table_points():
+    """Every point the table counts: (class name, shape, dtype, method)."""
+    return [(op.class_name, counted_shape(op), op.dtypes[0], method)
+            for op in OPERATORS for method in counted_methods(op)]
+
+
+def count_all():
+    return I.count_table(table_points(), timeout=count_all.timeout - 60)
+
+
+# asv's limit for setup_cache: a table is ~1,000 points (docs/instructions.md for the cost)
+count_all.timeout = 3 * 3600
+
+
+class _Instructions(object):
+    operator = None  # the catalogue entry, set per generated class
+    param_names = ["shape", "dtype"]
+    unit = "instructions"
+    rounds = 1
+    repeat = 1
+    number = 1
+    timeout = 60
+    # Not in the short selection (nor in mxbench run's and check's default -b): its
+    # setup_cache costs a Valgrind process over the whole table. Recorded on its own:
+    # python -m mxbench run ... --bench '^bench_instructions\.' (docs/instructions.md).
+    short = False
+
+    # One function object shared by every class: asv keys setup_cache by its source line,
+    # so it runs once per environment for all of them.
+    setup_cache = staticmethod(count_all)
+
+    def _count(self, table, shape, dtype, method):
+        value = table.get(I.point_key(self.operator.class_name, shape, dtype, method))
+        if value is None:
+            raise RuntimeError("the counted table has no such point")
+        if isinstance(value, int):
+            return value
+        outcome, reason = value
+        if outcome == I.FAILED:
+            raise RuntimeError(reason)
+        H.skip(reason)
+
+    def track_forward(self, table, shape, dtype):
+        return self._count(table, shape, dtype, "forward")
+
+
+def _track_forward_backward(self, table, shape, dtype):
+    return self._count(table, shape, dtype, "forward_backward")
+
+
+def _make_class(op):
+    attrs = {
+        "operator": op,
+        "params": [[counted_shape(op)], [op.dtypes[0]]],
+        "version": "%s.%s.%s" % (H.HARNESS_VERSION, op.version, I.METHOD_VERSION),
+        "__module__": __name__,
+        "__doc__": "instructions of one %s call (%s)" % (op.name, op.category),
+    }
+    if "forward_backward" in counted_methods(op):
+        attrs["track_forward_backward"] = _track_forward_backward
+    return type(op.class_name, (_Instructions,), attrs)
+
+
+for _op in OPERATORS:
+    globals()[O.global_name(_op.class_name)] = _make_class(_op)
+del _op

@@ -1,0 +1,293 @@
+"""Instructions one operator call executes, counted by Valgrind's callgrind: the same call as
+the timing benchmarks time (prepare.prepare_call), warmed up, then one call counted.
+
+One callgrind process serves every point of a table (import mxnet alone is ~45 s of CPU
+under Valgrind). It runs with instrumentation on and collection off; around each counted
+call the process itself zeroes the counters, turns collection on, makes the call, turns
+collection off and dumps: one callgrind dump per point, read back by the parent. Counted is
+what the timed call runs (MXNet's Python front end and the C++ operator), not input creation
+or set-up. Deterministic settings: one OpenMP thread, the naive engine (the operator runs in
+the calling thread), a fixed hash seed, the harness's seeded inputs.
+
+The counting process talks to callgrind through Valgrind's client requests, the fixed
+x86-64 instruction sequence valgrind.h's macros emit, put in an executable page with ctypes:
+no compiler is needed in a benchmark environment. Outside Valgrind the sequence does nothing.
+
+count_table() runs in the parent (the benchmark's setup_cache); `python -m
+benchmarks.harness.instructions POINTS_FILE OUT_FILE` is the process under Valgrind.
+Runs inside benchmark environments: Python 3.7 syntax, mxnet only in the counting process.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+# Bump when what is counted or how changes; part of every instruction benchmark's version.
+METHOD_VERSION = "1"
+VALGRIND = os.environ.get("MXBENCH_VALGRIND", "valgrind")
+METHODS = ("forward", "forward_backward")
+COUNTING_ENV = {
+    "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+    "MXNET_ENGINE_TYPE": "NaiveEngine", "PYTHONHASHSEED": "0",
+    # the counts are the build's, whatever A/B variant the parent runs
+    "MXBENCH_VARIANT": "default",
+}
+# A counting process that crashes loses only the point it was on: the rest go to a new one,
+# this many times at most.
+MAX_PROCESSES = 4
+# Calls before the counted one: the first calls of a point still allocate (memory pool,
+# caches); by the third a small call's count repeats.
+WARM_CALLS = 3
+SKIP, FAILED = "skip", "failed"  # a point's outcome when it has no count
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# callgrind.h: VG_USERREQ_TOOL_BASE('C', 'T') + n
+_CALLGRIND_BASE = (ord("C") << 24) | (ord("T") << 16)
+DUMP_STATS_AT, ZERO_STATS, TOGGLE_COLLECT = _CALLGRIND_BASE + 3, _CALLGRIND_BASE + 1, \
+    _CALLGRIND_BASE + 2
+# long request(long *args): valgrind.h's amd64 client request with args in rax, default 0 in rdx
+_CLIENT_REQUEST_X86_64 = bytes(bytearray([
+    0x48, 0x89, 0xf8,              # mov rax, rdi      (the request's argument block)
+    0x31, 0xd2,                    # xor edx, edx      (the result outside Valgrind: 0)
+    0x48, 0xc1, 0xc7, 0x03,        # rol rdi, 3   \
+    0x48, 0xc1, 0xc7, 0x0d,        # rol rdi, 13   | the preamble Valgrind recognises
+    0x48, 0xc1, 0xc7, 0x3d,        # rol rdi, 61   | (128 bits of rotation: rdi unchanged)
+    0x48, 0xc1, 0xc7, 0x33,        # rol rdi, 51  /
+    0x48, 0x87, 0xdb,              # xchg rbx, rbx     (the client request)
+    0x48, 0x89, 0xd0,              # mov rax, rdx
+    0xc3,                          # ret
+]))
+
+
+def valgrind_problem():
+    """Why instructions cannot be counted here, or None."""
+    import platform
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return "instruction counts need x86-64 (the client request is x86-64 code)"
+    try:
+        out = subprocess.check_output([VALGRIND, "--version"], stderr=subprocess.STDOUT)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        return "valgrind is not available (%s): instruction counts need it" % exc
+    if not out.decode("ascii", "replace").startswith("valgrind-3"):
+        return "unexpected `valgrind --version`: %r" % out[:80]
+    return None
+
+
+class Callgrind(object):
+    """Callgrind's client requests from Python (do nothing outside Valgrind)."""
+
+    def __init__(self):
+        import ctypes
+        import mmap
+        self._page = mmap.mmap(-1, mmap.PAGESIZE,
+                               prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+        self._page.write(_CLIENT_REQUEST_X86_64)
+        address = ctypes.addressof(ctypes.c_char.from_buffer(self._page))
+        self._request = ctypes.CFUNCTYPE(ctypes.c_long, ctypes.c_void_p)(address)
+        self._args = (ctypes.c_long * 6)()
+        self._ctypes = ctypes
+
+    def request(self, code, arg=0):
+        self._args[0], self._args[1] = code, arg
+        return self._request(self._ctypes.addressof(self._args))
+
+    def zero(self):
+        self.request(ZERO_STATS)
+
+    def toggle_collect(self):
+        self.request(TOGGLE_COLLECT)
+
+    def dump(self, label):
+        self._label = self._ctypes.c_char_p(label.encode("ascii"))  # alive during the request
+        self.request(DUMP_STATS_AT, self._ctypes.cast(self._label, self._ctypes.c_void_p).value)
+
+
+# --- the parent: one callgrind process for a table of points ---------------------------------
+def point_key(class_name, shape, dtype, method):
+    return "%s|%s|%s|%s" % (class_name, shape, dtype, method)
+
+
+def count_table(points, timeout=None):
+    """{point key: instructions (int), or (SKIP or FAILED, reason)} for points, a list of
+    (class name, shape, dtype, method), counted in as few callgrind processes as possible.
+
+    A point whose counting process died (Valgrind cannot run something the build does)
+    is a skip with the process's last words; the points after it go to the next process.
+    """
+    problem = valgrind_problem()
+    if problem:
+        return dict((point_key(*p), (SKIP, problem)) for p in points)
+    table, remaining = {}, list(points)
+    for _ in range(MAX_PROCESSES):
+        if not remaining:
+            break
+        counted, ended = _count_in_one_process(remaining, timeout)
+        table.update(counted)
+        remaining = [p for p in remaining if point_key(*p) not in table]
+        if remaining and ended:
+            table[point_key(*remaining[0])] = (SKIP, ended)  # the point it died on
+            remaining = remaining[1:]
+    for p in remaining:
+        table[point_key(*p)] = (SKIP, "not counted: the counting processes kept dying "
+                                      "(%d tried)" % MAX_PROCESSES)
+    return table
+
+
+def callgrind_command(out_file, python=sys.executable):
+    return [VALGRIND, "--tool=callgrind", "--collect-atstart=no",
+            "--callgrind-out-file=%s" % out_file, "--dump-line=no", "--compress-pos=no",
+            "--compress-strings=no", "--error-limit=no", python, "-m",
+            "benchmarks.harness.instructions"]
+
+
+def _count_in_one_process(points, timeout):
+    """({point key: count or skip reason}, why the process ended early or None). Each
+    dump is read and deleted as soon as the counting process has written it (a dump is
+    ~0.4 MB; a table has ~1,000)."""
+    import shutil
+    import time
+    work = tempfile.mkdtemp(prefix="mxbench-callgrind-")
+    try:
+        points_file = os.path.join(work, "points.json")
+        manifest = os.path.join(work, "manifest.jsonl")
+        log = os.path.join(work, "valgrind.log")
+        with open(points_file, "w") as fh:
+            json.dump([list(p) for p in points], fh)
+        env = dict(os.environ, **COUNTING_ENV)
+        env["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
+        command = callgrind_command(os.path.join(work, DUMP_PREFIX)) + [points_file, manifest]
+        table, read, killed = {}, [0], False
+        started = time.time()
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out,
+                                    stderr=subprocess.STDOUT)
+            while proc.poll() is None:
+                if timeout and time.time() - started > timeout:
+                    proc.kill()
+                    proc.wait()
+                    killed = True
+                    break
+                _read_manifest(work, manifest, table, read)
+                time.sleep(0.5)
+        _read_manifest(work, manifest, table, read)
+        ended = None
+        if proc.returncode != 0:
+            with open(log, "rb") as fh:
+                tail = fh.read().decode("utf-8", "replace").strip().splitlines()[-3:]
+            ended = "the counting process under valgrind ended (%s): %s" % (
+                "killed after %ss" % timeout if killed else "exit %s" % proc.returncode,
+                " / ".join(line.strip() for line in tail))
+        return table, ended
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+DUMP_PREFIX = "callgrind.out"
+LIBRARY = "libmxnet"
+
+
+def _read_manifest(work, manifest, table, read):
+    """Add the manifest's new complete lines (from line read[0] on) to the table: a point's
+    instructions from its dump (then deleted), or its skip reason."""
+    if not os.path.exists(manifest):
+        return
+    with open(manifest) as fh:
+        lines = fh.readlines()
+    for line in lines[read[0]:]:
+        if not line.endswith("\n"):
+            break  # being written
+        read[0] += 1
+        record = json.loads(line)
+        if "dump" in record:
+            dump = os.path.join(work, "%s.%d" % (DUMP_PREFIX, record["dump"]))
+            table[record["key"]] = library_instructions(dump, LIBRARY)
+            os.remove(dump)
+        else:
+            table[record["key"]] = (record["outcome"], record["reason"])
+
+
+def _is_library(name, library):
+    return name is not None and os.path.basename(name).startswith(library)
+
+
+def library_instructions(dump, library):
+    """The instructions executed inside `library` (by basename prefix) in a callgrind dump:
+    the inclusive cost of every call into it from outside it. So the Python interpreter's
+    share of a call (which depends on how warm its adaptive specialisation is) is left out,
+    and whatever the library calls (OpenMP, MKL, oneDNN's generated code) is in."""
+    total, ob, cob, call = 0, None, None, False
+    with open(dump) as fh:
+        for line in fh:
+            if call:
+                if line[:1].isdigit() or line[:1] in "+-*":
+                    if _is_library(cob or ob, library) and not _is_library(ob, library):
+                        total += int(line.split()[1])
+                    call, cob = False, None
+                continue
+            if line.startswith("ob="):
+                ob = line[3:].strip()
+            elif line.startswith("cob="):
+                cob = line[4:].strip()
+            elif line.startswith("calls="):
+                call = True
+            elif line.startswith("fn="):
+                cob = None
+    return total
+
+
+# --- the counting process, under Valgrind ---------------------------------------------------
+def _count_points(points, manifest):
+    from . import environment as E
+    from .prepare import prepare_call
+    from ..catalogue import by_class_name
+    import gc
+
+    callgrind = Callgrind()
+    entries = by_class_name()
+    dumps = 0
+    with open(manifest, "a") as out:
+        for number, (class_name, shape, dtype, method) in enumerate(points):
+            key = point_key(class_name, shape, dtype, method)
+            record = {"key": key}
+            try:
+                E.require_mxnet()
+                call = prepare_call(entries[class_name], shape, dtype, E.context("cpu"))
+                run = getattr(call, method)
+                for _ in range(WARM_CALLS):  # forward_backward's first backward, caches
+                    run()
+                # Garbage of earlier points freed now, not whenever Python's thresholds say
+                # (freeing arrays changes MXNet's pool): without this collection a table's
+                # counts came out up to 0.9 % apart from those with it; with it two
+                # processes agreed on every point (docs/instructions.md).
+                gc.collect()
+                gc.disable()
+                try:
+                    callgrind.zero()
+                    callgrind.toggle_collect()
+                    try:
+                        run()
+                    finally:  # every dump numbered, so that the next point reads its own
+                        callgrind.toggle_collect()
+                        callgrind.dump("point-%d" % number)
+                        dumps += 1
+                finally:
+                    gc.enable()
+                record["dump"] = dumps
+            except NotImplementedError as exc:
+                record.update(outcome=SKIP, reason=str(exc))
+            except Exception as exc:  # noqa: BLE001  (a failure of one point is its result)
+                record.update(outcome=FAILED, reason=E.one_line(exc))
+            out.write(json.dumps(record) + "\n")
+            out.flush()
+
+
+def main(argv=None):
+    points_file, manifest = (argv or sys.argv[1:])[:2]
+    with open(points_file) as fh:
+        points = [tuple(p) for p in json.load(fh)]
+    _count_points(points, manifest)
+
+
+if __name__ == "__main__":
+    main()

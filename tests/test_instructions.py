@@ -1,0 +1,127 @@
+"""Instruction counts (bench_instructions, harness/instructions.py): the table's points follow
+the catalogue and the short selection, asv runs one setup_cache for every class, a dump is
+read as libmxnet's share, and a real callgrind process over MXNet 1.9.1 counts a few points
+(one process, ~2-4 minutes: import mxnet alone is ~45 s of CPU under Valgrind)."""
+import shutil
+
+import pytest
+
+from benchmarks import bench_instructions as B
+from benchmarks import bench_operators as O
+from benchmarks.harness import instructions as I
+from mxbench.core import selection
+from tests.test_discovery import discovered
+
+
+def test_the_table_has_the_short_selections_entries_and_methods():
+    by_class = dict((b.name, b) for b in selection.discover() if b.name.startswith(
+        "bench_operators."))
+    expected = set()
+    for name, benchmark in by_class.items():
+        if selection.selected_points(benchmark, "short", ["cpu"]):
+            _, entry, method = name.split(".")
+            expected.add((benchmark.cls.operator.class_name, method[len("time_"):]))
+    points = B.table_points()
+    assert set((p[0], p[3]) for p in points) == expected
+    assert len(points) == len(set(points))
+    for class_name, shape, dtype, _ in points:
+        op = getattr(O, O.global_name(class_name)).operator
+        assert dtype == op.dtypes[0]
+        assert shape == ("small" if "small" in op.cases else list(op.cases)[0])
+
+
+def test_every_class_shares_one_setup_cache_with_a_long_timeout(tmp_path):
+    found = dict((name, b) for name, b in discovered("benchmarks", tmp_path).items()
+                 if name.startswith("bench_instructions."))
+    assert len(found) == len(B.table_points())
+    assert set(b["setup_cache_key"] for b in found.values()) == {
+        "bench_instructions:%d" % B.count_all.__code__.co_firstlineno}
+    assert all(b["type"] == "track" and b["unit"] == "instructions" for b in found.values())
+    assert B.count_all.timeout >= 3600
+
+
+DUMP = """\
+events: Ir
+ob=/x/libpython3.11.so
+fn=_PyEval_EvalFrameDefault
+0 500
+cob=/x/_ctypes.so
+cfn=ffi_call
+calls=1 0
+0 130
+ob=/x/_ctypes.so
+fn=ffi_call
+0 10
+cob=/site/mxnet/libmxnet.so
+cfn=MXImperativeInvokeEx
+calls=1 0
+0 100
+cob=/site/mxnet/libmxnet.so
+cfn=MXNDArrayWaitToRead
+calls=1 0
+0 20
+ob=/site/mxnet/libmxnet.so
+fn=MXImperativeInvokeEx
+0 40
+cfn=MXImperativeInvokeImpl
+calls=1 0
+0 60
+"""
+
+
+def test_a_dump_counts_the_calls_into_the_library_once(tmp_path):
+    dump = tmp_path / "callgrind.out.1"
+    dump.write_text(DUMP)
+    # 100 + 20 from outside; the library's call to itself is inside those 100
+    assert I.library_instructions(str(dump), "libmxnet") == 120
+    assert I.library_instructions(str(dump), "_ctypes") == 130
+
+
+def test_no_valgrind_is_a_skip_with_the_reason(monkeypatch):
+    monkeypatch.setattr(I, "VALGRIND", "/nonexistent/valgrind")
+    table = I.count_table([("dot", "small", "float32", "forward")])
+    outcome, reason = table["dot|small|float32|forward"]
+    assert outcome == I.SKIP and "valgrind is not available" in reason
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None,
+                    reason="valgrind is not installed (.ci/run installs Debian's)")
+def test_callgrind_counts_points_in_one_process():
+    points = [("dot", "small", "float32", "forward"),
+              ("dot", "small", "float32", "forward_backward"),
+              ("np_fmax", "small", "float32", "forward"),  # 2.0's: a skip
+              ("no_such_entry", "small", "float32", "forward")]
+    table = I.count_table(points, timeout=1200)
+    forward = table["dot|small|float32|forward"]
+    assert isinstance(forward, int) and 10000 < forward < 10 ** 7, table
+    assert table["dot|small|float32|forward_backward"] > 2 * forward
+    assert table["np_fmax|small|float32|forward"][0] == I.SKIP
+    assert table["no_such_entry|small|float32|forward"][0] == I.FAILED
+
+
+def test_timing_changes_say_whether_the_count_moved():
+    from mxbench.core.results import Point
+    from mxbench.reports import changes
+
+    def points(values):
+        return dict((name, Point(name, name.split("(")[0], (), value, unit))
+                    for name, (value, unit) in values.items())
+    timing = "bench_operators.dot.time_forward('medium', 'float32', 'cpu')"
+    other = "bench_operators.relu.time_forward('medium', 'float32', 'cpu')"
+    uncounted = "bench_operators.exp.time_forward('medium', 'float32', 'cpu')"
+    before = points({timing: (1e-3, "seconds"), other: (1e-3, "seconds"),
+                     uncounted: (1e-3, "seconds"),
+                     "bench_instructions.dot.track_forward('small', 'float32')": (1e5, "instructions"),
+                     "bench_instructions.relu.track_forward('small', 'float32')": (2e4, "instructions")})
+    after = points({timing: (2e-3, "seconds"), other: (2e-3, "seconds"),
+                    uncounted: (2e-3, "seconds"),
+                    "bench_instructions.dot.track_forward('small', 'float32')": (1.2e5, "instructions"),
+                    "bench_instructions.relu.track_forward('small', 'float32')": (20010, "instructions")})
+    counts = changes.count_changes(before, after)
+    assert sorted(counts) == sorted([timing, other])
+    assert changes.count_text(counts[timing]) == "1.20 (moved)"
+    assert changes.count_text(counts[other]) == "1.00 (same)"  # 0.05 %: within the spread
+    timed = changes.compare(before, after, 1.2)
+    table = "\n".join(changes.top_tables(timed, "a", "b", 10, counts))
+    assert "| instructions |" in table and "1.20 (moved)" in table
+    assert "moved too for 1 " in changes.count_summary(timed, counts)[0]
