@@ -259,7 +259,14 @@ class Watch(object):
                            "outcome": outcome, "load_during": during,
                            "reference_after": reference_figures()})
         self.entry["busy"] = bool(self.entry["busy"] or during["busy_looks"])
-        append_entry(self.store, self.machine, self.entry)
+        try:
+            append_entry(self.store, self.machine, self.entry)
+        except OSError as exc:
+            # results/ that cannot be written (disk full, read-only) is the recording's own
+            # error to report; the log line is not a measurement and must not replace it
+            print("warning: the conditions of this recording could not be written to %s (%s)"
+                  % (self.store.conditions_path(self.machine), exc.strerror or exc),
+                  file=sys.stderr, flush=True)
         self.entry = None
 
 
