@@ -725,7 +725,7 @@ def test_graph_cache_answers_a_hit_while_other_files_load(chromium, history_site
 
 # --- the committed site, as a clone has it ---------------------------------------------------
 COMMITTED_SITE = ROOT / "html"
-REPORT_PAGES = ("models.html", "changes.html", "coverage.html", "baselines.html")
+REPORT_PAGES = ("models.html", "changes.html", "coverage.html", "cliffs.html", "baselines.html")
 PAGE_STATE = """{tables: document.querySelectorAll('table').length,
   pre: document.querySelectorAll('pre').length, text: document.body.innerText,
   nav: Array.from(document.querySelectorAll('nav a')).map(function(a){
