@@ -70,11 +70,10 @@ def compare_releases(args, config):
 def print_confirmations(project, machine, base, head, flavor, factor=1.2, shown=10):
     """What the confirmation runs say of the timings the history flags (docs/trust.md)."""
     from mxbench.reports.confirmations import (CONFIRMED, REFUTED, UNCONFIRMED, candidates,
-                                               interval_text, verdicts)
+                                               counts, interval_text, verdicts)
     found = verdicts(project, machine, base, head, flavor,
                      candidates(project, machine, base, head, flavor, factor), factor)
-    count = dict((s, sum(v.state == s for v in found)) for s in (CONFIRMED, REFUTED,
-                                                                  UNCONFIRMED))
+    count = counts(found)
     print("confirmation runs (docs/trust.md), %s: of %d timings asv's rule flags at %.2fx, "
           "%d confirmed, %d refuted, %d not yet confirmed%s"
           % (flavor, len(found), factor, count[CONFIRMED], count[REFUTED], count[UNCONFIRMED],

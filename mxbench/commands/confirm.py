@@ -12,17 +12,16 @@ confirmed** while no confirmation measured it. The Pinpoint pattern (Chromium): 
 sides of an alert on one device before anyone acts on it.
 """
 import os
-import tempfile
 from tabulate import tabulate
 
 from mxbench.asvrun import runner as asvtools
+from mxbench.commands.run import record_points
 from mxbench.core import project as project_model
-from mxbench.core import selection as point_selection
 from mxbench.core.arguments import allow_busy_argument, positive_factor
 from mxbench.core.formatting import human_value, ratio_text
 from mxbench.reports.confirmations import (CONFIRMED, REFUTED, ROUNDS, UNCONFIRMED,
-                                           candidates, confirmation_project, interval_text,
-                                           verdicts)
+                                           candidates, confirmation_project, counts,
+                                           interval_text, verdicts)
 
 def setup_arguments(subparsers):
     parser = subparsers.add_parser(
@@ -79,22 +78,13 @@ def record(project, machine, args, names):
     target = confirmation_project(project, args.base, args.head)
     asvtools.ensure_machine(machine)
     project.ensure_ladder()
-    commits = [project.commit(r) for r in (args.base, args.head)]
-    with tempfile.NamedTemporaryFile("w", suffix=".hashes", delete=False) as fh:
-        fh.write("\n".join(commits) + "\n")
-        hashfile = fh.name
-    asv_args = ["HASHFILE:%s" % hashfile, "--record-samples", "--interleave-rounds",
-                "-a", "rounds=%d" % args.rounds, "-E", project.environment(args.flavor)]
-    for regex in point_selection.names_regexes(names):
-        asv_args += ["-b", regex]
     print("confirming %d candidate(s) of %s -> %s (%s): %d interleaved rounds into %s"
           % (len(names), args.base, args.head, args.flavor, args.rounds,
              os.path.relpath(target.results_dir, project_model.ROOT)), flush=True)
-    try:
-        return asvtools.record(target, machine, commits, asv_args + list(args.asv_args),
-                               allow_busy=args.allow_busy)
-    finally:
-        os.unlink(hashfile)
+    return record_points(target, machine, [args.base, args.head],
+                         [project.environment(args.flavor)], names,
+                         ["--interleave-rounds", "-a", "rounds=%d" % args.rounds]
+                         + list(args.asv_args), allow_busy=args.allow_busy)
 
 
 def print_verdicts(results, base, head, flavor):
@@ -103,7 +93,6 @@ def print_verdicts(results, base, head, flavor):
              v.state, interval_text(v)) for v in results]
     print(tabulate(rows, headers=["point", base, head, "history", "verdict",
                                   "interleaved ratio [95 % interval]"]))
-    counts = dict((s, sum(v.state == s for v in results)) for s in (CONFIRMED, REFUTED,
-                                                                     UNCONFIRMED))
+    count = counts(results)
     print("%s -> %s, %s: %d confirmed, %d refuted, %d not yet confirmed"
-          % (base, head, flavor, counts[CONFIRMED], counts[REFUTED], counts[UNCONFIRMED]))
+          % (base, head, flavor, count[CONFIRMED], count[REFUTED], count[UNCONFIRMED]))

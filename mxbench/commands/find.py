@@ -35,10 +35,8 @@ def setup_arguments(subparsers):
 
 
 def cmd_find(args):
-    bisection = Bisection(args.project, args.benchmark, args.flavor, args.machine,
-                          args.invert, args.factor)
-    bisection.allow_busy = args.allow_busy
-    return bisection.run(args.range)
+    return Bisection(args.project, args.benchmark, args.flavor, args.machine, args.invert,
+                     args.factor, args.allow_busy).run(args.range)
 
 
 def releases_in_range(project, range_spec):
@@ -56,7 +54,8 @@ def releases_in_range(project, range_spec):
 
 
 class Bisection(object):
-    def __init__(self, project, benchmark, flavor, machine=None, invert=False, factor=1.2):
+    def __init__(self, project, benchmark, flavor, machine=None, invert=False, factor=1.2,
+                 allow_busy=False):
         self.project = project
         self.store = project.store
         self.benchmark = benchmark
@@ -66,7 +65,7 @@ class Bisection(object):
         self.invert = invert
         self.factor = factor
         self.values = {}
-        self.allow_busy = False
+        self.allow_busy = allow_busy
 
     def require_known_benchmark(self):
         """An exact name the suite has (results/benchmarks.json, written by every run)."""
@@ -165,7 +164,7 @@ class Bisection(object):
         for v in sorted(judged, key=lambda v: v.change.ratio, reverse=not self.invert):
             print("  %s  %s  %s" % (v.change.name,
                                     change_text(v.change.before, v.change.after, v.change.unit),
-                                    v.state + (" " + interval_text(v) if v.ratio else "")))
+                                    ("%s %s" % (v.state, interval_text(v))).rstrip()))
         if any(v.state == UNCONFIRMED for v in judged):
             print("Confirm the step (both releases again, interleaved): python -m mxbench "
                   "confirm %s %s --flavor %s -b '%s'"

@@ -143,29 +143,30 @@ def run_releases(project, machine, releases, envs, args, asv_extra, devices):
         print("%s selection, %s: %d point(s) to measure" % (selection, ", ".join(group),
                                                             len(names)), flush=True)
         if names:
-            code = max(code, record_points(project, machine, group, envs, names, args,
-                                           args.asv_args))
+            extra = (["--quick"] if args.quick else []) + list(asv_extra)
+            code = max(code, record_points(project, machine, group, envs, names, extra,
+                                           allow_busy=args.allow_busy))
     return code
 
 
-def record_points(project, machine, releases, envs, names, args, asv_extra):
+def record_points(project, machine, releases, envs, names, asv_extra=(), allow_busy=False):
+    """asv run of exactly these points of these releases in these environments, recorded
+    into project's store (runner.record); asv_extra: more asv arguments."""
     commits = [project.commit(r) for r in releases]
     # HASHFILE: exactly these commits, whatever their order on the ladder.
     with tempfile.NamedTemporaryFile("w", suffix=".hashes", delete=False) as fh:
         fh.write("\n".join(commits) + "\n")
         hashfile = fh.name
-    # The points are chosen above (resuming: what is measured is not redone, what failed
-    # is tried again), so asv runs exactly them.
+    # The points are chosen by the caller (resuming: what is measured is not redone, what
+    # failed is tried again), so asv runs exactly them.
     asv_args = ["HASHFILE:%s" % hashfile, "--record-samples"]
     for env in envs:
         asv_args += ["-E", env]
     for regex in point_selection.names_regexes(list(names)):
         asv_args += ["-b", regex]
-    if args.quick:
-        asv_args += ["--quick"]
     try:
         return asvtools.record(project, machine, commits, asv_args + list(asv_extra),
-                               allow_busy=args.allow_busy)
+                               allow_busy=allow_busy)
     finally:
         os.unlink(hashfile)
 

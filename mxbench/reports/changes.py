@@ -17,6 +17,7 @@ from mxbench.core import project as project_model
 from mxbench.core.arguments import command_group, positive_factor
 from mxbench.core.formatting import change_text, human_value, ratio_text
 from mxbench.core.results import by_name, measured
+from mxbench.reports import confirmations
 
 Change = namedtuple("Change", "name before after ratio verdict unit")
 
@@ -89,8 +90,7 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
         for ra, rb, changes in pairs:
             flagged = [c for c in changes if c.verdict != "same"]
             verdicts = judge(flavor, ra, rb, flagged) if judge else []
-            counts = dict((state, sum(v.state == state for v in verdicts))
-                          for state in ("confirmed", "refuted", "not yet confirmed"))
+            counts = confirmations.counts(verdicts)
             beyond = ("; %d beyond their point's noise" % sum(noise.beyond(c, factor)
                                                                 for c in flagged)
                       if noise else "")
@@ -100,12 +100,12 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
                       % (len(changes), len(flagged),
                          sum(c.verdict == "slower" for c in flagged),
                          sum(c.verdict == "faster" for c in flagged), beyond,
-                         counts["confirmed"], counts["refuted"],
-                         counts["not yet confirmed"]), ""]
+                         counts[confirmations.CONFIRMED], counts[confirmations.REFUTED],
+                         counts[confirmations.UNCONFIRMED]), ""]
             note = machine_note(flavor, ra, rb) if machine_note else None
             if note:
                 lines += [note, ""]
-            if counts["not yet confirmed"]:
+            if counts[confirmations.UNCONFIRMED]:
                 lines += ["Not yet confirmed: `python -m mxbench confirm %s %s --flavor %s` "
                           "measures them again (`--list` names them)." % (ra, rb, flavor), ""]
             lines += confirmed_tables(verdicts, ra, rb, top)
@@ -115,9 +115,8 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
 def confirmed_tables(verdicts, label_a, label_b, top):
     """Markdown: the confirmed slow-downs and speed-ups, largest first, with the history's
     ratio and the confirmation's ratio and interval."""
-    from mxbench.reports.confirmations import interval_text
     lines = []
-    confirmed = [v for v in verdicts if v.state == "confirmed"]
+    confirmed = [v for v in verdicts if v.state == confirmations.CONFIRMED]
     for title, slower in (("Slower", True), ("Faster", False)):
         rows = sorted((v for v in confirmed if (v.ratio > 1) == slower),
                       key=lambda v: v.ratio, reverse=slower)[:top]
@@ -129,7 +128,7 @@ def confirmed_tables(verdicts, label_a, label_b, top):
         lines += ["| `%s` | %s | %s | %s | %s |"
                   % (v.change.name, human_value(v.change.before, v.change.unit),
                      human_value(v.change.after, v.change.unit), ratio_text(v.change.ratio),
-                     interval_text(v)) for v in rows]
+                     confirmations.interval_text(v)) for v in rows]
         lines.append("")
     return lines
 
@@ -415,7 +414,7 @@ def chart(report, path, top, judge):
         for ra, rb, changes in pairs:
             flagged = [c for c in changes if c.verdict != "same" and c.unit == "seconds"]
             for v in judge(flavor, ra, rb, flagged):
-                if v.state == "confirmed":
+                if v.state == confirmations.CONFIRMED:
                     rows.append(("%s→%s %s  %s" % (ra, rb, flavor, short_name(v.change.name)),
                                  math.log2(v.ratio)))
     rows = sorted(rows, key=lambda r: abs(r[1]), reverse=True)[:top]
@@ -536,10 +535,8 @@ def releases_command(args):
 def confirmation_judge(project, machine, factor):
     """judge() for markdown_report: the verdicts of the confirmation runs of the default
     config's environments (the confirmations record those)."""
-    from mxbench.reports.confirmations import verdicts
-
     def judge(flavor, ra, rb, changes):
-        return verdicts(project, machine, ra, rb, flavor, changes, factor)
+        return confirmations.verdicts(project, machine, ra, rb, flavor, changes, factor)
     return judge
 
 

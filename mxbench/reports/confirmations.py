@@ -81,6 +81,12 @@ def decide(history_ratio, interval, factor):
     return CONFIRMED if high < 1 and ratio <= 1 / factor else REFUTED
 
 
+def counts(verdicts):
+    """{state: how many of the verdicts are in it}, every state present."""
+    return dict((state, sum(v.state == state for v in verdicts))
+                for state in (CONFIRMED, REFUTED, UNCONFIRMED))
+
+
 def interval_text(verdict):
     if verdict.ratio is None:
         return ""
