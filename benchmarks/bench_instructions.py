@@ -9,9 +9,10 @@ call takes seconds to minutes (a medium dot's forward+backward 109 M instruction
 and the ~1,000 points of a table must stay within minutes; counts are exact, so a small
 call's change in a kernel's code path shows as well as a large one's.
 
-One Valgrind process counts the whole table (import mxnet alone is ~45 s under Valgrind):
-setup_cache, which asv runs once per environment and commit for every class that shares it,
-returns {point: count or skip reason}; the track_ methods look their point up. Where
+Two Valgrind processes count the whole table, one child per point (import mxnet alone is
+~45 s under Valgrind's instrumentation; harness/instructions.py): setup_cache, which asv runs
+once per environment and commit for every class that shares it, returns {point: count or
+skip reason}; the track_ methods look their point up. Where
 Valgrind is missing or cannot run the build, the points skip with the reason.
 """
 from . import bench_operators as O

@@ -1,13 +1,16 @@
 """Instructions one operator call executes, counted by Valgrind's callgrind: the same call as
 the timing benchmarks time (prepare.prepare_call), warmed up, then one call counted.
 
-One callgrind process serves every point of a table (import mxnet alone is ~45 s of CPU
-under Valgrind). It runs with instrumentation on and collection off; around each counted
-call the process itself zeroes the counters, turns collection on, makes the call, turns
-collection off and dumps: one callgrind dump per point, read back by the parent. Counted is
-what the timed call runs (MXNet's Python front end and the C++ operator), not input creation
-or set-up. Deterministic settings: one OpenMP thread, the naive engine (the operator runs in
-the calling thread), a fixed hash seed, the harness's seeded inputs.
+One callgrind process per group of entries (JOBS groups at once) imports mxnet once (~45 s
+of CPU under Valgrind's instrumentation, a few seconds without it), turns instrumentation on,
+warms up the code every call runs, and then forks one child per point: the child prepares
+its call, warms it up, zeroes the counters, turns collection on, makes the call, turns
+collection off and dumps, and exits; the parent reads each dump back. Every point starts
+from the same state, so its count does not depend on which points were counted before it,
+and a crash loses one point. Counted is what the timed call runs inside libmxnet (and what
+libmxnet calls), not input creation or set-up. Deterministic settings: one OpenMP thread, the
+naive engine (the operator runs in the calling thread), a fixed hash seed, the harness's
+seeded inputs.
 
 The counting process talks to callgrind through Valgrind's client requests, the fixed
 x86-64 instruction sequence valgrind.h's macros emit, put in an executable page with ctypes:
@@ -24,7 +27,7 @@ import sys
 import tempfile
 
 # Bump when what is counted or how changes; part of every instruction benchmark's version.
-METHOD_VERSION = "1"
+METHOD_VERSION = "2"
 VALGRIND = os.environ.get("MXBENCH_VALGRIND", "valgrind")
 METHODS = ("forward", "forward_backward")
 COUNTING_ENV = {
@@ -36,16 +39,22 @@ COUNTING_ENV = {
 # A counting process that crashes loses only the point it was on: the rest go to a new one,
 # this many times at most.
 MAX_PROCESSES = 4
+# Counting processes at once (each over its own group of entries): a fixed number, not the
+# machine's cores, so that the counts are the same on every machine.
+JOBS = int(os.environ.get("MXBENCH_JOBS", "2"))
 # Calls before the counted one: the first calls of a point still allocate (memory pool,
 # caches); by the third a small call's count repeats.
 WARM_CALLS = 3
+# A point's child process is killed after this long (a hang, or a medium call under Valgrind
+# that never ends): the point is a skip.
+POINT_TIMEOUT = 900
 SKIP, FAILED = "skip", "failed"  # a point's outcome when it has no count
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # callgrind.h: VG_USERREQ_TOOL_BASE('C', 'T') + n
 _CALLGRIND_BASE = (ord("C") << 24) | (ord("T") << 16)
-DUMP_STATS_AT, ZERO_STATS, TOGGLE_COLLECT = _CALLGRIND_BASE + 3, _CALLGRIND_BASE + 1, \
-    _CALLGRIND_BASE + 2
+ZERO_STATS, TOGGLE_COLLECT, DUMP_STATS_AT, START_INSTRUMENTATION, STOP_INSTRUMENTATION = (
+    _CALLGRIND_BASE + n for n in (1, 2, 3, 4, 5))
 # long request(long *args): valgrind.h's amd64 client request with args in rax, default 0 in rdx
 _CLIENT_REQUEST_X86_64 = bytes(bytearray([
     0x48, 0x89, 0xf8,              # mov rax, rdi      (the request's argument block)
@@ -95,6 +104,11 @@ class Callgrind(object):
     def zero(self):
         self.request(ZERO_STATS)
 
+    def instrument(self, on):
+        """Callgrind's instrumentation on or off (each switch flushes Valgrind's translations:
+        the code that runs next is translated again)."""
+        self.request(START_INSTRUMENTATION if on else STOP_INSTRUMENTATION)
+
     def toggle_collect(self):
         self.request(TOGGLE_COLLECT)
 
@@ -110,7 +124,8 @@ def point_key(class_name, shape, dtype, method):
 
 def count_table(points, timeout=None):
     """{point key: instructions (int), or (SKIP or FAILED, reason)} for points, a list of
-    (class name, shape, dtype, method), counted in as few callgrind processes as possible.
+    (class name, shape, dtype, method), counted in JOBS callgrind processes at once, each
+    over the points of its group (group_of) in the order given.
 
     A point whose counting process died (Valgrind cannot run something the build does)
     is a skip with the process's last words; the points after it go to the next process.
@@ -118,6 +133,23 @@ def count_table(points, timeout=None):
     problem = valgrind_problem()
     if problem:
         return dict((point_key(*p), (SKIP, problem)) for p in points)
+    from concurrent.futures import ThreadPoolExecutor
+    groups = [[p for p in points if group_of(p) == g] for g in range(JOBS)]
+    table = {}
+    with ThreadPoolExecutor(JOBS) as pool:
+        for counted in pool.map(lambda group: _count_group(group, timeout), groups):
+            table.update(counted)
+    return table
+
+
+def group_of(point):
+    """Which counting process counts a point: by its entry's name, so that a point's
+    predecessors do not depend on the machine (CRC-32: the same in every Python)."""
+    import zlib
+    return zlib.crc32(point[0].encode("utf-8")) % JOBS
+
+
+def _count_group(points, timeout):
     table, remaining = {}, list(points)
     for _ in range(MAX_PROCESSES):
         if not remaining:
@@ -136,6 +168,7 @@ def count_table(points, timeout=None):
 
 def callgrind_command(out_file, python=sys.executable):
     return [VALGRIND, "--tool=callgrind", "--collect-atstart=no",
+            "--instr-atstart=no",
             "--callgrind-out-file=%s" % out_file, "--dump-line=no", "--compress-pos=no",
             "--compress-strings=no", "--error-limit=no", python, "-m",
             "benchmarks.harness.instructions"]
@@ -156,7 +189,8 @@ def _count_in_one_process(points, timeout):
             json.dump([list(p) for p in points], fh)
         env = dict(os.environ, **COUNTING_ENV)
         env["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
-        command = callgrind_command(os.path.join(work, DUMP_PREFIX)) + [points_file, manifest]
+        command = callgrind_command(os.path.join(work, DUMP_PREFIX + ".%p")) + [
+            points_file, manifest]
         table, read, killed = {}, [0], False
         started = time.time()
         with open(log, "wb") as out:
@@ -200,7 +234,7 @@ def _read_manifest(work, manifest, table, read):
         read[0] += 1
         record = json.loads(line)
         if "dump" in record:
-            dump = os.path.join(work, "%s.%d" % (DUMP_PREFIX, record["dump"]))
+            dump = os.path.join(work, record["dump"])
             table[record["key"]] = library_instructions(dump, LIBRARY)
             os.remove(dump)
         else:
@@ -238,48 +272,117 @@ def library_instructions(dump, library):
 
 # --- the counting process, under Valgrind ---------------------------------------------------
 def _count_points(points, manifest):
+    """Count each point in its own child of this process (count_point), one after another,
+    and write each outcome as a line of the manifest."""
     from . import environment as E
-    from .prepare import prepare_call
     from ..catalogue import by_class_name
     import gc
 
     callgrind = Callgrind()
     entries = by_class_name()
-    dumps = 0
+    try:
+        E.require_mxnet()  # imported once, before the children are forked
+    except NotImplementedError:
+        pass  # each point says so
+    # Valgrind's base cost (~5x) for the import, then its instrumentation for good: a switch
+    # flushes every translation, and a point's children inherit the translations made here.
+    callgrind.instrument(True)
+    _warm_up(entries)
+    gc.collect()
+    if hasattr(gc, "freeze"):  # Python 3.7+: the children's collections skip these objects
+        gc.freeze()
     with open(manifest, "a") as out:
-        for number, (class_name, shape, dtype, method) in enumerate(points):
-            key = point_key(class_name, shape, dtype, method)
-            record = {"key": key}
-            try:
-                E.require_mxnet()
-                call = prepare_call(entries[class_name], shape, dtype, E.context("cpu"))
-                run = getattr(call, method)
-                for _ in range(WARM_CALLS):  # forward_backward's first backward, caches
-                    run()
-                # Garbage of earlier points freed now, not whenever Python's thresholds say
-                # (freeing arrays changes MXNet's pool): without this collection a table's
-                # counts came out up to 0.9 % apart from those with it; with it two
-                # processes agreed on every point (docs/instructions.md).
-                gc.collect()
-                gc.disable()
-                try:
-                    callgrind.zero()
-                    callgrind.toggle_collect()
-                    try:
-                        run()
-                    finally:  # every dump numbered, so that the next point reads its own
-                        callgrind.toggle_collect()
-                        callgrind.dump("point-%d" % number)
-                        dumps += 1
-                finally:
-                    gc.enable()
-                record["dump"] = dumps
-            except NotImplementedError as exc:
-                record.update(outcome=SKIP, reason=str(exc))
-            except Exception as exc:  # noqa: BLE001  (a failure of one point is its result)
-                record.update(outcome=FAILED, reason=E.one_line(exc))
-            out.write(json.dumps(record) + "\n")
+        for point in points:
+            out.write(json.dumps(count_point(callgrind, entries, point)) + "\n")
             out.flush()
+
+
+def _warm_up(entries):
+    """A few calls of every kind in the counting process, instrumented, before any point is
+    forked: the code every call runs (MXNet's Python front end, the engine, autograd) is
+    translated once here instead of once per point. Part of the state every point starts
+    from, so the same on every run."""
+    from . import environment as E
+    from .prepare import prepare_call
+    for name in WARM_UP_ENTRIES:
+        try:
+            call = prepare_call(entries[name], "small", "float32", E.context("cpu"))
+            for _ in range(2):
+                call.forward_backward()
+        except Exception:  # noqa: BLE001  (an entry this release lacks: nothing to warm)
+            pass
+
+
+# In every release of the ladder: a unary, a broadcasting binary and a reduction.
+WARM_UP_ENTRIES = ("relu", "broadcast_add", "sum")
+
+
+def count_point(callgrind, entries, point):
+    """A point's record ({"key", "dump"} or {"key", "outcome", "reason"}), counted in a child
+    forked from the counting process. So every point starts from the same state (MXNet
+    imported, no other point run): its count does not depend on which points were counted
+    before it (in one process they moved it by up to 0.8 %: the heap's state changes what
+    malloc and memset execute), and a crash loses only this point."""
+    import select
+    import signal
+    key = point_key(*point)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: count, report, exit without running the parent's clean-up
+        os.close(read)
+        try:
+            record = _count_here(callgrind, entries, point)
+        except BaseException as exc:  # noqa: BLE001  (the child must reach os._exit)
+            record = {"key": key, "outcome": FAILED, "reason": repr(exc)}
+        os.write(write, json.dumps(record).encode("utf-8"))
+        os._exit(0)
+    os.close(write)
+    data = b""
+    if select.select([read], [], [], POINT_TIMEOUT)[0]:
+        for chunk in iter(lambda: os.read(read, 65536), b""):
+            data += chunk
+    else:
+        os.kill(pid, signal.SIGKILL)
+    os.close(read)
+    _, status = os.waitpid(pid, 0)
+    if data:
+        return json.loads(data.decode("utf-8"))
+    ended = ("killed after %ss" % POINT_TIMEOUT if os.WIFSIGNALED(status) and
+             os.WTERMSIG(status) == signal.SIGKILL else "status %d" % status)
+    return {"key": key, "outcome": SKIP,
+            "reason": "the process counting this point under valgrind died (%s): Valgrind "
+                      "cannot run what the build does here" % ended}
+
+
+def _count_here(callgrind, entries, point):
+    """In the child: the call prepared and warmed up, then counted and dumped. No garbage
+    collection in the child: it starts from its parent's state, and collecting during the
+    counted call would add work that depends on the preparation."""
+    from . import environment as E
+    from .prepare import prepare_call
+    import gc
+    class_name, shape, dtype, method = point
+    record = {"key": point_key(*point)}
+    gc.disable()
+    try:
+        E.require_mxnet()
+        call = prepare_call(entries[class_name], shape, dtype, E.context("cpu"))
+        run = getattr(call, method)
+        for _ in range(WARM_CALLS):  # forward_backward's first backward, caches
+            run()
+        callgrind.zero()
+        callgrind.toggle_collect()
+        try:
+            run()
+        finally:
+            callgrind.toggle_collect()
+            callgrind.dump(record["key"])
+        record["dump"] = "%s.%d.1" % (DUMP_PREFIX, os.getpid())  # the child's first dump
+    except NotImplementedError as exc:
+        record.update(outcome=SKIP, reason=str(exc))
+    except Exception as exc:  # noqa: BLE001  (a failure of one point is its result)
+        record.update(outcome=FAILED, reason=E.one_line(exc))
+    return record
 
 
 def main(argv=None):
