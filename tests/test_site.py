@@ -791,3 +791,115 @@ def test_the_committed_site_and_its_report_pages_open_from_disk(chromium):
         if scaled:
             page.screenshot(ARTIFACTS / "site-committed-log-scale.png")
     assert_all_from_disk(page, html, since)
+
+
+# --- the confirmation runs' verdicts on the regressions page ------------------------------------
+VERDICT_MACHINE = "amd-epyc-2cpu-24gb"
+VERDICT_FLAVOR = "cpu-mkldnn"
+VERDICT_RELEASES = ("1.8.0.post0", "1.9.0", "1.9.1")
+VERDICT_PAIR = ("1.9.0", "1.9.1")
+# Benchmarks whose points the confirmation run 1.9.0..1.9.1 judged (docs/trust.md):
+# broadcast_add forward tall/wide float64 and unravel_index confirmed, the Pooling
+# forward+backward wide and GlobalAvgPool2D refuted; their other parameters not measured there.
+VERDICT_BENCHES = ("bench_operators.broadcast_add.time_forward",
+                   "bench_operators.unravel_index.time_forward",
+                   "bench_operators.Pooling.time_forward_backward",
+                   "bench_gluon.GlobalAvgPool2D.time_forward_backward")
+
+
+def copy_results_of(source, target, commits, benchmarks):
+    """The result files of `commits` (cpu-mkldnn, the history machine) with only
+    `benchmarks`, and benchmarks.json and machine.json, from results folder `source`."""
+    (target / VERDICT_MACHINE).mkdir(parents=True)
+    shutil.copy(str(source / "benchmarks.json"), str(target))
+    shutil.copy(str(source / VERDICT_MACHINE / "machine.json"), str(target / VERDICT_MACHINE))
+    for commit in commits:
+        name = "%s-virtualenv-py3.11-numpy1.23.5-requests-MXNET_FLAVOR%s.json" % (
+            commit[:8], VERDICT_FLAVOR)
+        data = json.loads((source / VERDICT_MACHINE / name).read_text())
+        data["results"] = {b: r for b, r in data["results"].items() if b in benchmarks}
+        (target / VERDICT_MACHINE / name).write_text(json.dumps(data))
+
+
+@pytest.fixture(scope="module")
+def verdict_site(tmp_path_factory):
+    """A small history (three releases, four benchmarks of results/) beside a copy of the
+    confirmation run results-confirmations/1.9.0..1.9.1, published."""
+    if not shutil.which("npm") and not vendor.installed_matches_lock(SITE_DIR):
+        missing("npm is not installed: `mxbench publish` needs it for the site's JavaScript "
+                "(Debian: apt-get install -y npm)")
+    project = AsvProject(tmp_path_factory.mktemp("verdicts"))
+    commits = [project.tags[r] for r in VERDICT_RELEASES]
+    copy_results_of(ROOT / "results", project.results_dir, commits, VERDICT_BENCHES)
+    pair = "%s..%s" % VERDICT_PAIR
+    copy_results_of(ROOT / "results-confirmations" / pair,
+                    project.base / "results-confirmations" / pair,
+                    [project.tags[r] for r in VERDICT_PAIR], VERDICT_BENCHES)
+    proc = subprocess.run([sys.executable, "-m", "mxbench", "--config",
+                           str(project.conf_path), "publish"], cwd=str(ROOT), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=1800)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    return types.SimpleNamespace(html=project.html_dir, output=proc.stdout, tags=project.tags)
+
+
+# The commit column of a row whose range is the pair: asv writes a range of one ladder commit
+# (1.9.0 is 1.9.1's parent) as the later commit alone, which the overlay names.
+PAIR_RANGE_TEXTS = ("1.9.1", "1.9.0 \u2192 1.9.1")
+REGRESSION_ROWS = """$('#regressions-body table').not('.ignored').find('tbody tr')
+  .filter('.mxbench-verdict-done').map(function(){
+    var mark = $(this).find('.mxbench-verdict');
+    return {point: $(this).children('td').first().text(), state: mark.attr('data-state'),
+            text: mark.text(), title: mark.attr('title'), command: mark.attr('data-command'),
+            range: $(this).children('td').eq(3).text()};
+  }).get()"""
+
+
+def test_regressions_page_marks_each_regression_with_its_verdict(chromium, verdict_site):
+    """The regressions page opened from disk: every regression row has a mark (confirmed with
+    the interleaved ratio and interval, refuted, or not yet confirmed with the command), each
+    as confirmations.json says for its point and release pair, and the line above the table
+    counts them."""
+    html, page = verdict_site.html, chromium
+    data = json.loads((html / "confirmations.json").read_text())
+    by_point = {e["point"]: e for e in data["confirmations"]
+                if (e["base"], e["head"]) == VERDICT_PAIR}
+    since = log_position(page)
+    page.goto(file_url(html, "regressions"))
+    page.wait_for("$('#mxbench-verdict-summary').text().indexOf('regressions shown') > 0",
+                  "the verdict summary on the regressions page")
+    rows = page.evaluate(REGRESSION_ROWS)
+    page.screenshot(ARTIFACTS / "site-regressions-verdicts.png")
+    assert rows and all(r["state"] for r in rows), rows
+    states = {}
+    for row in rows:
+        states[row["state"]] = states.get(row["state"], 0) + 1
+        entry = by_point.get(row["point"]) if row["range"] in PAIR_RANGE_TEXTS else None
+        if entry is None:
+            assert row["state"] == "not yet confirmed", row
+            assert row["command"].startswith("python -m mxbench confirm ") and \
+                row["command"].endswith(" --flavor cpu-mkldnn"), row
+            continue
+        assert row["state"] == entry["state"], (row, entry)
+        if entry["state"] == "confirmed":
+            assert row["text"] == "confirmed " + entry["interval"], row
+    # the fixture's rows: the two confirmed broadcast_add slow-downs, a refuted Pooling one,
+    # and regressions no confirmation run measured
+    assert states.get("confirmed", 0) >= 2 and states.get("refuted", 0) >= 1, rows
+    assert states.get("not yet confirmed", 0) >= 1, rows
+    unconfirmed = [r for r in rows if r["state"] == "not yet confirmed"
+                   and r["range"] in PAIR_RANGE_TEXTS]
+    for row in unconfirmed:
+        assert row["command"] == "python -m mxbench confirm 1.9.0 1.9.1 --flavor cpu-mkldnn"
+    summary = page.evaluate("$('#mxbench-verdict-summary').text()")
+    assert summary.startswith("%d regressions shown: %d confirmed, %d refuted, %d not yet "
+                              "confirmed" % (len(rows), states.get("confirmed", 0),
+                                             states.get("refuted", 0),
+                                             states.get("not yet confirmed", 0))), summary
+    # a range of one ladder commit (asv writes only the later one) and a longer range
+    tags = verdict_site.tags
+    one = page.evaluate("mxbenchOverlay.range_releases(%s)" % json.dumps(tags["1.9.1"][:8]))
+    assert one == {"base": "1.9.0", "head": "1.9.1"}, one
+    two = page.evaluate("mxbenchOverlay.range_releases(%s)" % json.dumps(
+        tags["1.8.0.post0"][:8] + "-" + tags["1.9.1"][:8]))
+    assert two == {"base": "1.8.0.post0", "head": "1.9.1"}, two
+    assert_all_from_disk(page, html, since)

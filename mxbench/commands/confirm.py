@@ -19,7 +19,7 @@ from mxbench.commands.run import record_points
 from mxbench.core import project as project_model
 from mxbench.core.arguments import allow_busy_argument, positive_factor
 from mxbench.core.formatting import human_value, ratio_text
-from mxbench.reports.confirmations import (CONFIRMED, REFUTED, ROUNDS, UNCONFIRMED,
+from mxbench.reports.confirmations import (CONFIRMED, FACTOR, REFUTED, ROUNDS, UNCONFIRMED,
                                            candidates, confirmation_project, counts,
                                            interval_text, verdicts)
 
@@ -30,7 +30,7 @@ def setup_arguments(subparsers):
     parser.add_argument("base", help="the older release, e.g. 1.9.0")
     parser.add_argument("head", help="the newer release, e.g. 1.9.1")
     parser.add_argument("--flavor", default="cpu-mkldnn")
-    parser.add_argument("--factor", type=positive_factor, default=1.2,
+    parser.add_argument("--factor", type=positive_factor, default=FACTOR,
                         help="the history's factor (default: %(default)s)")
     parser.add_argument("--bench", "-b", help="only candidates whose name this regex finds")
     parser.add_argument("--limit", type=int, help="only the N largest candidates")

@@ -15,15 +15,20 @@ from mxbench.core.stats import ratio_interval
 CONFIRMATIONS = "results-confirmations"  # beside the results directory it confirms
 ROUNDS = 4  # interleaved rounds per release: ~3x the samples of a history recording
 LEVEL = 0.95
+FACTOR = 1.2  # the history's factor (asv's rule) when none is given: confirm's and the report's
 
 Verdict = namedtuple("Verdict", "change state ratio low high")
 CONFIRMED, REFUTED, UNCONFIRMED = "confirmed", "refuted", "not yet confirmed"
 
 
+def confirmations_root(project):
+    """<results>/../results-confirmations: the confirmation runs of the project's results."""
+    return os.path.join(os.path.dirname(project.results_dir), CONFIRMATIONS)
+
+
 def confirmation_dir(project, base, head):
     """<results>/../results-confirmations/BASE..HEAD: one asv results directory a pair."""
-    return os.path.join(os.path.dirname(project.results_dir), CONFIRMATIONS,
-                        "%s..%s" % (base, head))
+    return os.path.join(confirmations_root(project), "%s..%s" % (base, head))
 
 
 def confirmation_project(project, base, head):
@@ -31,9 +36,9 @@ def confirmation_project(project, base, head):
     return project_model.load(project.config, confirmation_dir(project, base, head))
 
 
-def candidates(project, machine, base, head, flavor, factor, noise=None):
-    """The history's changes of `flavor` from BASE to HEAD that pass asv's rule (timings),
-    largest first; with a noise table, only those beyond each point's noise too."""
+def history_changes(project, machine, base, head, flavor, factor):
+    """The history's Change of every timing of `flavor` measured at BASE and HEAD (asv's
+    verdict at `factor`, "same" included)."""
     from mxbench.reports.changes import compare
     env_name = project.environment(flavor)
     sides = []
@@ -43,9 +48,14 @@ def candidates(project, machine, base, head, flavor, factor, noise=None):
             raise UserError("%s %s is not recorded on machine %s: nothing to confirm"
                             % (release, flavor, machine))
         sides.append(by_name(project.store.points(machine, commit, env_name)))
-    flagged = [c for c in compare(sides[0], sides[1], factor)
-               if c.unit == "seconds" and c.verdict != "same"
-               and (noise is None or noise.beyond(c, factor))]
+    return [c for c in compare(sides[0], sides[1], factor) if c.unit == "seconds"]
+
+
+def candidates(project, machine, base, head, flavor, factor, noise=None):
+    """The history's changes of `flavor` from BASE to HEAD that pass asv's rule (timings),
+    largest first; with a noise table, only those beyond each point's noise too."""
+    flagged = [c for c in history_changes(project, machine, base, head, flavor, factor)
+               if c.verdict != "same" and (noise is None or noise.beyond(c, factor))]
     return sorted(flagged, key=lambda c: -abs(math.log(c.ratio)))
 
 
@@ -94,3 +104,52 @@ def interval_text(verdict):
                              ratio_text(verdict.high))
 
 
+
+
+# --- every confirmation held -------------------------------------------------------------------
+HeldVerdict = namedtuple("HeldVerdict", "base head machine flavor env_name verdict")
+PAIR_SEPARATOR = ".."
+
+
+def held_pairs(project):
+    """(BASE, HEAD) of every results-confirmations/BASE..HEAD folder beside the project's
+    results, in name order."""
+    folder = confirmations_root(project)
+    if not os.path.isdir(folder):
+        return []
+    return [tuple(name.split(PAIR_SEPARATOR, 1)) for name in sorted(os.listdir(folder))
+            if PAIR_SEPARATOR in name and os.path.isdir(os.path.join(folder, name))]
+
+
+def measured_in_both(store, machine, commits, env_name):
+    """The names of the points measured with samples at both commits of one environment."""
+    names = []
+    for commit in commits:
+        names.append({p.name for p in store.points(machine, commit, env_name) if p.samples})
+    return names[0] & names[1]
+
+
+def held_verdicts(project, factor):
+    """A HeldVerdict for every point that a confirmation run measured at both of its
+    releases (per folder, machine and flavor of this config), judged against the history's
+    change of that point (flagged or not); pairs or points the history lacks are left out."""
+    flavor_of = dict((name, flavor) for flavor, name in project.environment_names().items())
+    out = []
+    for base, head in held_pairs(project):
+        store = confirmation_project(project, base, head).store
+        commits = (project.commit(base), project.commit(head))
+        for machine in store.machines():
+            for env_name in sorted({r.env_name for r in store.recordings(machine)}):
+                if env_name not in flavor_of:
+                    continue
+                names = measured_in_both(store, machine, commits, env_name)
+                try:
+                    changes = history_changes(project, machine, base, head,
+                                              flavor_of[env_name], factor)
+                except UserError:
+                    continue  # the history has no recording of a side: nothing it flagged
+                judged = verdicts(project, machine, base, head, flavor_of[env_name],
+                                  [c for c in changes if c.name in names], factor)
+                out += [HeldVerdict(base, head, machine, flavor_of[env_name], env_name, v)
+                        for v in judged]
+    return out

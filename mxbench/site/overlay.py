@@ -19,6 +19,7 @@ import shutil
 import time
 
 from mxbench.site import SITE_DIR, PublishError
+from mxbench.site.verdict_data import VERDICTS_FILE
 
 OVERLAY = "mxbench"
 OVERLAY_FILES = ("overlay.js", "overlay.css")
@@ -45,7 +46,7 @@ LOG_SCALE_SPAN = 10.0
 def _site_json_files(html_dir):
     """(path relative to html_dir with "/", absolute path) of every JSON file asv's pages
     fetch, in a fixed order."""
-    for name in ("info.json", "index.json", "regressions.json"):
+    for name in ("info.json", "index.json", "regressions.json", VERDICTS_FILE):
         if os.path.isfile(os.path.join(html_dir, name)):
             yield name, os.path.join(html_dir, name)
     for dirpath, dirnames, names in os.walk(os.path.join(html_dir, "graphs")):
@@ -60,10 +61,11 @@ def file_data_bundle(path):
     """The file-data script (without .js) that holds the site's JSON file `path`; the same
     rule as bundle_of in site/overlay/overlay.js. A graph page loads one script: every
     machine's and environment's graph of its benchmark; the grid one with every summary; the
-    list view its one table (graphs/<params>/summary.json, large: one script each)."""
+    list view its one table (graphs/<params>/summary.json, large: one script each); the
+    regressions page one with asv's regressions and the confirmations' verdicts."""
     if path in ("info.json", "index.json"):
         return "index"
-    if path == "regressions.json":
+    if path in ("regressions.json", VERDICTS_FILE):
         return "regressions"
     parts = path.split("/")
     if len(parts) == 3 and parts[:2] == ["graphs", "summary"]:

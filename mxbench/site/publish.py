@@ -9,7 +9,8 @@ The real `asv publish` writes into <html_dir>.staging-<pid> (swap.py) from a cop
 results (site_results: without the machine fields that move between boots, and, for the
 default config, with the neutral baselines' results, so that their graphs are part of the one
 site); then vendor.py serves asv's CDN libraries from the site, overlay.py adds the file://
-data and default views, pages.py the report pages (pages.py lists them); the complete site replaces
+data and default views, pages.py the report pages (pages.py lists them), verdict_data.py the
+confirmation runs' verdicts for the regressions page; the complete site replaces
 html_dir. On an error or an interruption (Ctrl-C, SIGTERM) before that, html_dir stays as it
 was, the staging folder is removed and asv publish is stopped: one line, exit 2 (error), 130
 (SIGINT) or 143 (SIGTERM).
@@ -28,7 +29,7 @@ from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
 from mxbench.core.errors import UserError, one_line
 from mxbench.core.results import ResultFileError, ResultsProblem
-from mxbench.site import PublishError, overlay, pages, swap, vendor
+from mxbench.site import PublishError, overlay, pages, swap, vendor, verdict_data
 
 BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
 BENCHMARKS_FILE = "benchmarks.json"
@@ -211,6 +212,7 @@ def build(config, staging, asv_extra=(), store=None, log=print):
         pages.write_baselines_page(BASELINES_CONFIG, staging, log=log)
         written.append(pages.BASELINES_PAGE)
     pages.add_nav_links(staging, pages.links_to([os.path.basename(p) for p in written]))
+    verdict_data.write_verdicts(config, staging, log=log)
 
 
 def publish(config, html_dir, asv_extra=(), vendor_only=False, log=print, state=None,

@@ -1,0 +1,67 @@
+"""confirmations.json, the site's copy of the confirmation runs' verdicts
+(mxbench/site/verdict_data.py), from this repository's results/ and results-confirmations/,
+and one made from a confirmation folder in a temporary project."""
+import json
+import shutil
+
+from tests.conftest import ROOT, AsvProject
+
+from mxbench.core import project as project_model
+from mxbench.reports import confirmations
+from mxbench.site import overlay, verdict_data
+
+# the history's files the second test keeps: 1.9.1 and 2.0.0b1, machine.json, benchmarks.json
+KEPT = ("bd164242-", "e35afd14-", "machine.json", "benchmarks.json")
+LAYER_NORM = "bench_operators.LayerNorm.time_forward('medium', 'float32', 'cpu')"
+
+
+def entries(data, base, head):
+    return [e for e in data["confirmations"] if (e["base"], e["head"]) == (base, head)]
+
+
+def test_the_recorded_confirmations_and_their_verdicts():
+    """Every recorded confirmation run is in the file, with the verdicts docs/trust.md gives:
+    1.9.0 -> 1.9.1 9 confirmed and 10 refuted, LayerNorm in 1.9.0 0.16x [0.14, 0.19]."""
+    project = project_model.load()
+    data = verdict_data.verdicts_data(project)
+    pairs = {(e["base"], e["head"]) for e in data["confirmations"]}
+    assert pairs == set(confirmations.held_pairs(project)), pairs
+    states = [e["state"] for e in entries(data, "1.9.0", "1.9.1")]
+    assert (states.count("confirmed"), states.count("refuted")) == (9, 10), states
+    layer_norm = [e for e in entries(data, "1.8.0.post0", "1.9.0") if e["point"] == LAYER_NORM]
+    assert len(layer_norm) == 1, layer_norm
+    entry = layer_norm[0]
+    assert entry["state"] == "confirmed" and entry["interval"] == "0.16x [0.14, 0.19]", entry
+    assert entry["low"] < entry["ratio"] < entry["high"] < 1, entry
+    assert entry["base_commit"] == project.commit("1.8.0.post0")
+    assert entry["head_commit"] == project.commit("1.9.0")
+    assert (entry["machine"], entry["flavor"], entry["python"]) == (
+        "amd-epyc-2cpu-24gb", "cpu-mkldnn", "3.11"), entry
+    assert entry["command"] == "python -m mxbench confirm 1.8.0.post0 1.9.0 --flavor cpu-mkldnn"
+
+
+def test_written_beside_regressions_json_and_in_its_file_data_script(tmp_path):
+    """A project with no confirmation runs gets an empty list; one confirmation folder gives
+    one entry per point it measured at both releases; the file is in the regressions
+    page's file-data script."""
+    (tmp_path / "project").mkdir()
+    project = AsvProject(tmp_path / "project")
+    shutil.copytree(str(ROOT / "results"), str(project.results_dir),
+                    ignore=lambda folder, names: [n for n in names if n.endswith(".json") and
+                                                  not n.startswith(KEPT)])
+    config = str(project.conf_path)
+    html = tmp_path / "html"
+    html.mkdir()
+    path = verdict_data.write_verdicts(config, str(html), log=lambda *a: None)
+    assert json.loads(open(path).read())["confirmations"] == []
+    pair = "1.9.1..2.0.0b1"
+    shutil.copytree(str(ROOT / "results-confirmations" / pair),
+                    str(project.base / "results-confirmations" / pair))
+    project_model.Project.load.cache_clear()
+    data = json.loads(open(verdict_data.write_verdicts(config, str(html),
+                                                       log=lambda *a: None)).read())
+    points = [e["point"] for e in data["confirmations"]]
+    assert points and len(points) == len(set(points)), points
+    assert {(e["base"], e["head"]) for e in data["confirmations"]} == {("1.9.1", "2.0.0b1")}
+    assert {e["state"] for e in data["confirmations"]} <= set(data["states"])
+    assert overlay.file_data_bundle(verdict_data.VERDICTS_FILE) == "regressions"
