@@ -1,0 +1,127 @@
+"""Instruction counts in the reports (issue 24, item 3): changes releases, compare, check and
+find --on-counts say, for each timing change, whether the entry's instruction count moved too
+(docs/instructions.md). Recordings are written in temporary results directories through the
+project's results writer, on the ladder's real commits, read by the real commands (real asv
+compare); the selection of counted points is checked in the benchmark's own process."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from env_matrix import ladder
+from mxbench.core import results
+from tests.conftest import ROOT
+
+MACHINE = "counts-fixture"
+HISTORY_MACHINE = "amd-epyc-2cpu-24gb"
+FLAVOR = "cpu-mkldnn"
+ENV = "virtualenv-py3.11-numpy1.23.5-requests-MXNET_FLAVORcpu-mkldnn"
+TIMING = "bench_operators.%s.time_%s"
+COUNT = "bench_instructions.%s.track_%s"
+
+
+def header(release):
+    """A committed recording's fields but its results, for `release` on MACHINE."""
+    from mxbench.core import project as project_model
+    project = project_model.load(project_model.DEFAULT_CONFIG)
+    path = project.store.filename(HISTORY_MACHINE, project.commit("1.9.1"), ENV)
+    data = results.read_result_file(path)
+    data["params"] = dict(data["params"], machine=MACHINE)
+    data.update(commit_hash=ladder.tags(str(ROOT / "ladder"))[release], results={},
+                durations={})
+    return data
+
+
+def row(value, params, version, columns):
+    cells = {"result": [value], "params": params, "version": version,
+             "started_at": 1795255864055, "duration": 1.0}
+    return [cells.get(c) for c in columns]
+
+
+def record(results_dir, release, timings, counts):
+    """Write MACHINE's recording of `release` (cpu-mkldnn): timings {(entry, method):
+    seconds} at ('medium', 'float32', 'cpu'), counts {(entry, method): instructions} at
+    ('small', 'float32'), with the suite's recorded benchmark versions."""
+    known = results.read_benchmarks_file(str(ROOT / "results" / "benchmarks.json"))
+    data = header(release)
+    columns = data["result_columns"]
+    for (entry, method), value in timings.items():
+        name = TIMING % (entry, method)
+        data["results"][name] = row(value, [["'medium'"], ["'float32'"], ["'cpu'"]],
+                                    known[name]["version"], columns)
+    for (entry, method), value in counts.items():
+        name = COUNT % (entry, method)
+        data["results"][name] = row(value, known[name]["params"], known[name]["version"],
+                                    columns)
+    folder = os.path.join(str(results_dir), MACHINE)
+    os.makedirs(folder, exist_ok=True)
+    machine = results.read_machine_file(str(ROOT / "results" / HISTORY_MACHINE / "machine.json"))
+    results.write_json_atomic(os.path.join(folder, "machine.json"), dict(machine, machine=MACHINE))
+    results.write_json_atomic(os.path.join(str(results_dir), "benchmarks.json"),
+                              dict(known, version=2))
+    store = results.Store(results_dir)
+    results.write_json_atomic(store.filename(MACHINE, data["commit_hash"], ENV), data,
+                              compact=True)
+    return store
+
+
+# dot: 2x slower and its count moved (a code path); relu: 2x slower, count the same (the
+# machine); exp: 2x slower, no count; sin: no timing change, its count moved.
+BEFORE_TIMES = {("dot", "forward"): 1e-3, ("relu", "forward"): 1e-3, ("exp", "forward"): 1e-3,
+                ("sin", "forward"): 1e-3}
+AFTER_TIMES = {("dot", "forward"): 2e-3, ("relu", "forward"): 2e-3, ("exp", "forward"): 2e-3,
+               ("sin", "forward"): 1e-3}
+BEFORE_COUNTS = {("dot", "forward"): 100000, ("relu", "forward"): 20000,
+                 ("sin", "forward"): 50000}
+AFTER_COUNTS = {("dot", "forward"): 120000, ("relu", "forward"): 20010,
+                ("sin", "forward"): 40000}
+
+
+@pytest.fixture
+def counted(tmp_path):
+    """1.9.0 and 1.9.1 recorded with timings and counts on MACHINE."""
+    folder = tmp_path / "results"
+    record(folder, "1.9.0", BEFORE_TIMES, BEFORE_COUNTS)
+    record(folder, "1.9.1", AFTER_TIMES, AFTER_COUNTS)
+    return folder
+
+
+def mxbench(results_dir, *args):
+    return subprocess.run([sys.executable, "-m", "mxbench", "--results", str(results_dir),
+                           "--machine", MACHINE] + list(args), cwd=str(ROOT),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=600)
+
+
+def test_the_release_report_says_whether_the_counts_moved(counted, tmp_path):
+    out = tmp_path / "CHANGES.md"
+    proc = mxbench(counted, "changes", "releases", "-o", str(out), "--lineage", "mxnet")
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    section = out.read_text().split("### 1.9.0 → 1.9.1")[1].split("##")[0]
+    assert ("Instruction counts (bench_instructions) on both sides for 2 of the significant "
+            "timing changes: the count moved too for 1 (another code path), not for 1 "
+            "(memory, threads, the machine).") in section, section
+
+
+def test_a_release_pair_without_counts_has_no_count_line(tmp_path):
+    folder = tmp_path / "results"
+    record(folder, "1.9.0", BEFORE_TIMES, {})
+    record(folder, "1.9.1", AFTER_TIMES, AFTER_COUNTS)
+    out = tmp_path / "CHANGES.md"
+    proc = mxbench(folder, "changes", "releases", "-o", str(out))
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "### 1.9.0 → 1.9.1" in out.read_text()
+    assert "Instruction counts" not in out.read_text()
+
+
+def test_confirmed_changes_carry_the_count_column():
+    from mxbench.reports import confirmations
+    from mxbench.reports.changes import Change, confirmed_tables, count_change
+    name = "bench_operators.dot.time_forward('medium', 'float32', 'cpu')"
+    change = Change(name, 1.0, 2.0, 2.0, "slower", "seconds")
+    verdict = confirmations.Verdict(change, confirmations.CONFIRMED, 2.0, 1.9, 2.1)
+    counts = {name: count_change("bench_instructions.dot.track_forward", 100, 130)}
+    table = "\n".join(confirmed_tables([verdict], "a", "b", 10, counts))
+    assert "| instructions |" in table and "1.30 (moved) |" in table
+    assert "instructions" not in "\n".join(confirmed_tables([verdict], "a", "b", 10))
