@@ -125,3 +125,26 @@ def test_confirmed_changes_carry_the_count_column():
     table = "\n".join(confirmed_tables([verdict], "a", "b", 10, counts))
     assert "| instructions |" in table and "1.30 (moved) |" in table
     assert "instructions" not in "\n".join(confirmed_tables([verdict], "a", "b", 10))
+
+
+def test_compare_adds_the_counts_after_asv_compare(counted):
+    proc = mxbench(counted, "compare", "1.9.0", "1.9.1", "--flavor", FLAVOR)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "bench_operators.dot.time_forward('medium'" in proc.stdout  # asv compare's table
+    assert ("instruction counts (docs/instructions.md), cpu-mkldnn: counted on both sides "
+            "for 3 entries and methods, 2 moved beyond 0.1 %") in proc.stdout, proc.stdout
+    assert "the count moved too for 1 (another code path), not for 1" in proc.stdout
+    moved = [l.split()[2] for l in proc.stdout.splitlines() if l.startswith("  count moved ")]
+    # the largest move first: sin's 0.80 before dot's 1.20; relu's 0.05 % is no move
+    assert moved == ["bench_instructions.sin.track_forward('small',",
+                     "bench_instructions.dot.track_forward('small',"], proc.stdout
+
+
+def test_compare_says_how_to_record_missing_counts(tmp_path):
+    folder = tmp_path / "results"
+    record(folder, "1.9.0", BEFORE_TIMES, {})
+    record(folder, "1.9.1", AFTER_TIMES, AFTER_COUNTS)
+    proc = mxbench(folder, "compare", "1.9.0", "1.9.1", "--flavor", FLAVOR)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert ("cpu-mkldnn: not recorded for both releases (python -m mxbench run RELEASE "
+            "--flavor cpu-mkldnn --bench '^bench_instructions\\.')") in proc.stdout

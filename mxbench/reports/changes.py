@@ -333,8 +333,8 @@ class CountColumn(object):
 def count_line(moves):
     """One line on the instruction counts of two recordings (count_moves())."""
     moved = [c for c in moves if c.verdict != "same"]
-    return ("Instruction counts (bench_instructions) on both sides for %d entries and methods: "
-            "%d moved beyond %.1f %% (another code path)."
+    return ("counted on both sides for %d entries and methods, %d moved beyond %.1f %% "
+            "(another code path)"
             % (len(moves), len(moved), 100 * COUNT_SPREAD))
 
 
