@@ -148,3 +148,27 @@ def test_compare_says_how_to_record_missing_counts(tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert ("cpu-mkldnn: not recorded for both releases (python -m mxbench run RELEASE "
             "--flavor cpu-mkldnn --bench '^bench_instructions\\.')") in proc.stdout
+
+
+def test_check_says_for_each_regression_whether_the_count_moved(counted, capsys):
+    from mxbench.commands.check import print_count_notes
+    from mxbench.core import project as project_model
+    # check runs the low-noise variant (asv.variants.conf.json); the counts are read from
+    # the history's default environment, whatever machine recorded them
+    project = project_model.load(project_model.DEFAULT_CONFIG, str(counted)).for_variants(
+        ["low-noise"])
+    assert project.config == project_model.VARIANTS_CONFIG
+    timing = TIMING + "('medium', 'float32', 'cpu')"
+    names = [timing % ("dot", "forward"), timing % ("relu", "forward"),
+             timing % ("exp", "forward"), "bench_gluon.Dense.time_forward('small')"]
+    print_count_notes(project, ("1.9.0", "1.9.1"), FLAVOR, names)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("instruction counts of the regressed points")
+    notes = dict(line.strip().split(": ", 1) for line in lines[1:])
+    assert notes[names[0]] == ("instruction count moved, 100000 -> 120000 (ratio 1.2000): "
+                               "another code path")
+    assert notes[names[1]].startswith("instruction count the same, 20000 -> 20010")
+    assert notes[names[2]] == ("no instruction count of exp.forward recorded at 1.9.0 and "
+                               "1.9.1 (record it: python -m mxbench run 1.9.0 --flavor "
+                               "cpu-mkldnn --bench '^bench_instructions\\.')")
+    assert notes[names[3]].startswith("no instruction count")

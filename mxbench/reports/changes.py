@@ -265,14 +265,20 @@ def _entry_method(name, module, prefix):
 
 
 def entry_counts(points):
-    """{(entry, method): Point} of the measured instruction counts among `points`
-    ({name: Point})."""
+    """{(entry, method): Point} of the measured instruction counts among `points` (Points;
+    the first of an entry and method wins)."""
     found = {}
-    for name, point in points.items():
-        key = _entry_method(name, INSTRUCTIONS_MODULE, "track_")
-        if key and measured(point.value):
+    for point in points:
+        key = _entry_method(point.name, INSTRUCTIONS_MODULE, "track_")
+        if key and key not in found and measured(point.value):
             found[key] = point
     return found
+
+
+def recorded_counts(store, commit, env_name):
+    """entry_counts() of a commit and environment as recorded on any machine of `store`:
+    a count is the same on every run and machine of an architecture."""
+    return entry_counts(store.points(None, commit, env_name, r"^%s\." % INSTRUCTIONS_MODULE))
 
 
 def count_change(name, a, b):
@@ -286,7 +292,7 @@ def count_change(name, a, b):
 def count_moves(before, after):
     """[Change] of every entry and method counted (non-zero) on both sides, by the
     bench_instructions point's name."""
-    counts = [entry_counts(points) for points in (before, after)]
+    counts = [entry_counts(points.values()) for points in (before, after)]
     return [count_change(counts[1][key].name, counts[0][key].value, counts[1][key].value)
             for key in sorted(set(counts[0]) & set(counts[1])) if counts[0][key].value > 0]
 
@@ -304,6 +310,24 @@ def count_changes(before, after):
                  for c in count_moves(before, after))
     return dict((name, moves[timing_count_key(name)]) for name in set(before) | set(after)
                 if timing_count_key(name) in moves)
+
+
+def count_note(name, counts, releases, flavor):
+    """What a timing's instruction count did between two releases, from their
+    recorded_counts() (`counts`, in release order): one line."""
+    key = timing_count_key(name)
+    if key is None:
+        return "%s: no instruction count (bench_operators timings only)" % name
+    missing = [r for r, found in zip(releases, counts) if key not in found]
+    if missing:
+        return ("%s: no instruction count of %s.%s recorded at %s (record it: python -m mxbench "
+                "run %s --flavor %s --bench '^bench_instructions\\.')"
+                % (name, key[0], key[1], " and ".join(missing), missing[0], flavor))
+    change = count_change(counts[1][key].name, counts[0][key].value, counts[1][key].value)
+    return "%s: instruction count %s, %d -> %d (ratio %.4f): %s" % (
+        name, "the same" if change.verdict == "same" else "moved", change.before, change.after,
+        change.ratio, "not the code path (memory, threads, the machine)"
+        if change.verdict == "same" else "another code path")
 
 
 def count_summary(changes, counts):
