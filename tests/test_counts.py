@@ -172,3 +172,74 @@ def test_check_says_for_each_regression_whether_the_count_moved(counted, capsys)
                                "1.9.1 (record it: python -m mxbench run 1.9.0 --flavor "
                                "cpu-mkldnn --bench '^bench_instructions\\.')")
     assert notes[names[3]].startswith("no instruction count")
+
+
+def bisection_history(tmp_path, counts):
+    """1.8.0.post0, 1.9.0, 1.9.1 (the cpu-mkldnn builds of that range) with dot's forward
+    count at each."""
+    folder = tmp_path / "results"
+    for release, count in zip(("1.8.0.post0", "1.9.0", "1.9.1"), counts):
+        record(folder, release, BEFORE_TIMES, {("dot", "forward"): count})
+    return folder
+
+
+def test_find_on_counts_finds_the_release_whose_count_moved(tmp_path):
+    folder = bisection_history(tmp_path, (100000, 100000, 120000))
+    for name in ("bench_operators.dot.time_forward", "bench_instructions.dot.track_forward"):
+        proc = mxbench(folder, "find", "1.8.0.post0..1.9.1", name, "--on-counts",
+                       "--flavor", FLAVOR)
+        assert proc.returncode == 0, proc.stdout[-3000:]
+        assert "  1.9.0        100000 instructions" in proc.stdout, proc.stdout
+        assert "  1.9.1        120000 instructions" in proc.stdout
+        assert "Instruction-count step found: 1.9.1 (1.9.0 -> 1.9.1)" in proc.stdout
+    proc = mxbench(folder, "find", "1.8.0.post0..1.9.1", "bench_operators.dot.time_forward",
+                   "--on-counts", "--invert", "--flavor", FLAVOR)
+    assert proc.returncode == 1 and "No instruction-count step (fewer" in proc.stdout
+
+
+def test_find_on_counts_takes_no_noise_rule(tmp_path):
+    # 0.04 % and 0.05 %: within COUNT_SPREAD; 0.2 %: a step, however small (no factor)
+    proc = mxbench(bisection_history(tmp_path, (100000, 100040, 100050)), "find",
+                   "1.8.0.post0..1.9.1", "bench_operators.dot.time_forward", "--on-counts")
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    proc = mxbench(bisection_history(tmp_path / "b", (100000, 100200, 100200)), "find",
+                   "1.8.0.post0..1.9.1", "bench_operators.dot.time_forward", "--on-counts")
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "step found: 1.9.0 (1.8.0.post0 -> 1.9.0)" in proc.stdout
+
+
+def test_find_on_counts_refuses_what_has_no_count(tmp_path):
+    folder = bisection_history(tmp_path, (1, 1, 1))
+    for name, message in (("bench_gluon.Dense.time_forward", "has no instruction count"),
+                          ("bench_operators.dot.time_nothing", "unknown benchmark")):
+        proc = mxbench(folder, "find", "1.8.0.post0..1.9.1", name, "--on-counts")
+        assert proc.returncode == 2, proc.stdout[-3000:]
+        errors = [l for l in proc.stdout.splitlines() if l.startswith("error: ")]
+        assert len(errors) == 1 and message in errors[0], proc.stdout
+
+
+def test_find_names_the_variable_that_bench_instructions_reads():
+    from benchmarks import bench_instructions
+    from mxbench.commands import find
+    assert find.INSTRUCTION_POINTS == bench_instructions.SELECTION_VARIABLE
+
+
+def test_the_selection_variable_narrows_the_table_and_skips_the_rest(monkeypatch):
+    from benchmarks import bench_instructions as B
+    from benchmarks.harness import instructions as I
+    every = B.table_points()
+    assert len(every) > 500
+    monkeypatch.setenv(B.SELECTION_VARIABLE, r"^bench_instructions\.dot\.track_forward\(")
+    assert B.table_points() == [("dot", "small", "float32", "forward")]
+    monkeypatch.setattr(I, "VALGRIND", "/nonexistent/valgrind")  # the table at once
+    table = B.count_all()
+    assert list(table) == ["dot|small|float32|forward"]
+    dot_fb = getattr(B, "dot")()
+    with pytest.raises(NotImplementedError, match="MXBENCH_INSTRUCTION_POINTS=.* does not "
+                                                  "select it"):
+        dot_fb.track_forward_backward(table, "small", "float32")
+    with pytest.raises(NotImplementedError, match="valgrind is not available"):
+        dot_fb.track_forward(table, "small", "float32")
+    monkeypatch.delenv(B.SELECTION_VARIABLE)
+    with pytest.raises(RuntimeError, match="no such point"):  # a table without the point
+        dot_fb.track_forward_backward(table, "small", "float32")

@@ -302,6 +302,13 @@ def timing_count_key(name):
     return _entry_method(name, "bench_operators", "time_")
 
 
+def count_benchmark(name):
+    """The bench_instructions benchmark counting a bench_operators timing benchmark, or the
+    bench_instructions benchmark named; None for any other."""
+    key = timing_count_key(name) or _entry_method(name, INSTRUCTIONS_MODULE, "track_")
+    return "%s.%s.track_%s" % ((INSTRUCTIONS_MODULE,) + key) if key and "(" not in name else None
+
+
 def count_changes(before, after):
     """{timing point name: Change of the instruction count of its entry and method}, for
     the bench_operators points whose entry has a count on both sides (counted at its own
