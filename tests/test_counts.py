@@ -3,7 +3,10 @@ find --on-counts say, for each timing change, whether the entry's instruction co
 (docs/instructions.md). Recordings are written in temporary results directories through the
 project's results writer, on the ladder's real commits, read by the real commands (real asv
 compare); the selection of counted points is checked in the benchmark's own process."""
+import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 
@@ -243,3 +246,32 @@ def test_the_selection_variable_narrows_the_table_and_skips_the_rest(monkeypatch
     monkeypatch.delenv(B.SELECTION_VARIABLE)
     with pytest.raises(RuntimeError, match="no such point"):  # a table without the point
         dot_fb.track_forward_backward(table, "small", "float32")
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None,
+                    reason="valgrind is not installed (.ci/run installs Debian's)")
+def test_asv_passes_the_selection_to_the_counting_process(tmp_path):
+    """Real asv in the tool venv (MXNet 1.9.1; `--python=same`, one flavor), two benchmarks
+    run, one point selected: the Valgrind process counts that one in minutes (the table
+    takes 30-60) and the other skips (n/a) instead of getting a value."""
+    from mxbench.core import project as project_model
+    conf = project_model.read_config(str(ROOT / "asv.conf.json"))
+    conf.update(repo=str(ROOT / "ladder"), benchmark_dir=str(ROOT / "benchmarks"),
+                results_dir=str(tmp_path / "results"), env_dir=str(tmp_path / "env"),
+                html_dir=str(tmp_path / "html"))
+    conf["matrix"]["env"]["MXNET_FLAVOR"] = [FLAVOR]
+    config = tmp_path / "asv.conf.json"
+    config.write_text(json.dumps(conf))
+    env = dict(os.environ, MXBENCH_INSTRUCTION_POINTS=r"^bench_instructions\.dot\.track_forward\(")
+    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "asv"), "--config",
+                           str(config), "run", "--python=same", "-e", "-b",
+                           r"^bench_instructions\.(dot|relu)\.track_forward\("], cwd=str(ROOT),
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=1500)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    values = {}
+    for part in proc.stdout.split("··· bench_instructions.")[1:]:
+        name = part.split()[0]
+        values[name] = re.search(r"small\s+(\S+)", part).group(1)
+    assert values["relu.track_forward"] == "n/a", proc.stdout[-3000:]
+    assert 10000 < int(values["dot.track_forward"]) < 10 ** 7, proc.stdout[-3000:]

@@ -330,6 +330,8 @@ def count_note(name, counts, releases, flavor):
         return ("%s: no instruction count of %s.%s recorded at %s (record it: python -m mxbench "
                 "run %s --flavor %s --bench '^bench_instructions\\.')"
                 % (name, key[0], key[1], " and ".join(missing), missing[0], flavor))
+    if counts[0][key].value <= 0:
+        return "%s: instruction count 0 at %s: no ratio" % (name, releases[0])
     change = count_change(counts[1][key].name, counts[0][key].value, counts[1][key].value)
     return "%s: instruction count %s, %d -> %d (ratio %.4f): %s" % (
         name, "the same" if change.verdict == "same" else "moved", change.before, change.after,
