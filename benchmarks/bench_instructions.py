@@ -14,7 +14,16 @@ Two Valgrind processes count the whole table, one child per point (import mxnet 
 once per environment and commit for every class that shares it, returns {point: count or
 skip reason}; the track_ methods look their point up. Where
 Valgrind is missing or cannot run the build, the points skip with the reason.
+
+A run of a few points (`mxbench find --on-counts`) sets MXBENCH_INSTRUCTION_POINTS to a
+regex of the asv point names to count (re.search, as asv's -b matches
+`bench_instructions.dot.track_forward('small', 'float32')`): asv 0.6 passes its own
+environment to setup_cache and to every benchmark process, so the Valgrind process counts
+only those, and any other point that runs skips with that reason, never a value.
 """
+import os
+import re
+
 from . import bench_operators as O
 from . import harness as H
 from .catalogue import OPERATORS
@@ -36,10 +45,32 @@ def counted_methods(op):
             if hasattr(timed, "time_" + m) and (short is None or "time_" + m in short)]
 
 
+SELECTION_VARIABLE = "MXBENCH_INSTRUCTION_POINTS"
+
+
+def point_name(class_name, shape, dtype, method):
+    """asv's name of a point: bench_instructions.dot.track_forward('small', 'float32')."""
+    return "%s.%s.track_%s(%r, %r)" % (__name__.rsplit(".", 1)[-1], O.global_name(class_name),
+                                       method, shape, dtype)
+
+
+def selection():
+    """The compiled MXBENCH_INSTRUCTION_POINTS, or None when unset (every point)."""
+    text = os.environ.get(SELECTION_VARIABLE)
+    return re.compile(text) if text else None
+
+
+def selected(point, chosen):
+    return chosen is None or chosen.search(point_name(*point)) is not None
+
+
 def table_points():
-    """Every point the table counts: (class name, shape, dtype, method)."""
-    return [(op.class_name, counted_shape(op), op.dtypes[0], method)
-            for op in OPERATORS for method in counted_methods(op)]
+    """Every point the table counts, (class name, shape, dtype, method); only those that
+    MXBENCH_INSTRUCTION_POINTS selects where it is set."""
+    chosen = selection()
+    return [p for p in ((op.class_name, counted_shape(op), op.dtypes[0], method)
+                        for op in OPERATORS for method in counted_methods(op))
+            if selected(p, chosen)]
 
 
 def count_all():
@@ -68,7 +99,11 @@ class _Instructions(object):
     setup_cache = staticmethod(count_all)
 
     def _count(self, table, shape, dtype, method):
-        value = table.get(I.point_key(self.operator.class_name, shape, dtype, method))
+        point = (self.operator.class_name, shape, dtype, method)
+        value = table.get(I.point_key(*point))
+        if value is None and not selected(point, selection()):
+            H.skip("not counted: %s=%s does not select it" % (
+                SELECTION_VARIABLE, os.environ[SELECTION_VARIABLE]))
         if value is None:
             raise RuntimeError("the counted table has no such point")
         if isinstance(value, int):

@@ -10,6 +10,7 @@ import re
 
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
+from mxbench.core import project as project_model
 from mxbench.core import selection as point_selection
 from mxbench.core.arguments import positive_factor
 from mxbench.core.results import Store, by_name
@@ -73,6 +74,26 @@ def compared_points(store, machine, base, head, env_name, factor):
     return compare(before, after, factor)
 
 
+def print_count_notes(project, releases, flavor, regressed):
+    """For each regressed point, whether its entry's instruction count moved between the
+    releases (docs/instructions.md), read from the recorded history: results/ (or --results
+    DIR), any machine, the flavor's default environment (counts ignore the variant)."""
+    from mxbench.reports.changes import count_note, recorded_counts
+    if not regressed:
+        return
+    history = project_model.load(project_model.DEFAULT_CONFIG, project.results_override)
+    try:
+        env_name = history.environment(flavor)
+    except MatrixError:
+        print("instruction counts: none for %s (counted on the CPU flavors only)" % flavor)
+        return
+    counts = [recorded_counts(history.store, history.commit(r), env_name) for r in releases]
+    print("instruction counts of the regressed points (the recorded history, %s):"
+          % os.path.relpath(history.results_dir, project_model.ROOT))
+    for name in regressed:
+        print("  " + count_note(name, counts, releases, flavor))
+
+
 def check_regexes(project, flavor, selection, bench):
     """asv -b regexes for the points of the selection (on the flavor's device) that `bench`
     matches."""
@@ -128,6 +149,10 @@ def run_check(project, base_release, head_release, flavor, variant, factor, benc
         code = continuous(point_selection.names_regexes(regressed))
         if code == 0:
             print("not confirmed: the second pass flags none of them", flush=True)
+    if code == 1:
+        print_count_notes(project, (base_release, head_release), flavor,
+                          [c.name for c in compared_points(store, machine, base, head, env_name,
+                                                           factor) if c.verdict == "slower"])
     verdict = {0: "no significant slow-down beyond %.2fx (%d points compared)"
                   % (factor, len(compared)),
                1: "REGRESSION: significantly slower beyond %.2fx%s"

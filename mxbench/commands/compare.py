@@ -63,8 +63,30 @@ def compare_releases(args, config):
         if rows.left_out:
             print("(%d rows of device='gpu' points left out: %s has no GPU, they only skip)"
                   % (rows.left_out, flavor))
+        print_counts(project, machine, args.base, args.head, flavor, args.factor)
         print_confirmations(project, machine, args.base, args.head, flavor)
     return code
+
+
+def print_counts(project, machine, base, head, flavor, factor, shown=10):
+    """The instruction counts of the two releases (docs/instructions.md): how many moved,
+    whether the timings asv's rule flags moved with them, the moved ones largest first."""
+    from mxbench.reports.changes import (COUNTED_BENCHMARKS, compare, count_changes,
+                                         count_line, count_moves, count_summary,
+                                         moved_count_lines)
+    from mxbench.core.results import by_name
+    before, after = (by_name(project.store.points(machine, project.commit(r),
+                                                   project.environment(flavor),
+                                                   COUNTED_BENCHMARKS)) for r in (base, head))
+    moves = count_moves(before, after)
+    if not moves:
+        print("instruction counts (docs/instructions.md), %s: not recorded for both releases (python -m mxbench run "
+              "RELEASE --flavor %s --bench '^bench_instructions\\.')" % (flavor, flavor))
+        return
+    timings = [c for c in compare(before, after, factor) if c.unit == "seconds"]
+    print("instruction counts (docs/instructions.md), %s: %s" % (flavor, count_line(moves)))
+    print("\n".join(count_summary(timings, count_changes(before, after))
+                    + moved_count_lines(moves, shown)))
 
 
 def print_confirmations(project, machine, base, head, flavor, factor=1.2, shown=10):

@@ -5,6 +5,11 @@ find's rule (follow the half with the larger step, a step being the largest move
 parameter point); each probe is an `asv run` of that one benchmark recorded in results/,
 and the verdict is asv compare's rule on the final pair. Exit codes: 0 a significant step
 found, 1 none in the range, 2 no verdict. How to read it: docs/history.md.
+
+--on-counts bisects on the entry's instruction count instead (bench_instructions,
+docs/instructions.md): a step is a count that moved beyond COUNT_SPREAD, since counts repeat
+exactly. A release without a recorded count is counted by an asv run of that one point:
+MXBENCH_INSTRUCTION_POINTS tells the Valgrind process to count it alone, not the table.
 """
 import difflib
 import math
@@ -19,6 +24,9 @@ from mxbench.core.formatting import change_text
 from mxbench.core.results import by_name, measured
 
 FOUND, NOT_FOUND, NO_VERDICT = 0, 1, 2
+# benchmarks/bench_instructions.py's SELECTION_VARIABLE (the host does not import the
+# benchmarks; tests/test_counts.py keeps the two equal)
+INSTRUCTION_POINTS = "MXBENCH_INSTRUCTION_POINTS"
 
 
 def setup_arguments(subparsers):
@@ -29,6 +37,10 @@ def setup_arguments(subparsers):
     find.add_argument("--invert", action="store_true", help="look for an improvement")
     find.add_argument("--factor", type=positive_factor, default=1.2,
                       help="a point moved when asv compare would flag it at this factor")
+    find.add_argument("--on-counts", action="store_true",
+                      help="bisect on the entry's instruction count (bench_instructions; a "
+                           "bench_operators timing or a bench_instructions name): a step is a "
+                           "count that moved beyond 0.1 %%")
     allow_busy_argument(find)
     find.set_defaults(func=cmd_find)
     return find
@@ -36,7 +48,7 @@ def setup_arguments(subparsers):
 
 def cmd_find(args):
     return Bisection(args.project, args.benchmark, args.flavor, args.machine, args.invert,
-                     args.factor, args.allow_busy).run(args.range)
+                     args.factor, args.allow_busy, args.on_counts).run(args.range)
 
 
 def releases_in_range(project, range_spec):
@@ -55,10 +67,16 @@ def releases_in_range(project, range_spec):
 
 class Bisection(object):
     def __init__(self, project, benchmark, flavor, machine=None, invert=False, factor=1.2,
-                 allow_busy=False):
+                 allow_busy=False, on_counts=False):
+        from mxbench.reports.changes import count_benchmark
         self.project = project
         self.store = project.store
-        self.benchmark = benchmark
+        self.on_counts = on_counts
+        self.benchmark = count_benchmark(benchmark) if on_counts else benchmark
+        if self.benchmark is None:
+            raise UserError("--on-counts: %s has no instruction count (give a bench_operators "
+                            "time_forward or time_forward_backward benchmark, or a "
+                            "bench_instructions one)" % benchmark)
         self.flavor = flavor
         self.env_name = project.environment(flavor)
         self.machine = machine or asvtools.machine_name()
@@ -97,7 +115,7 @@ class Bisection(object):
             asvtools.record(self.project, self.machine, [commit],
                             ["%s^!" % commit, "-E", self.env_name, "--record-samples",
                              "-b", "^%s(\\(|$)" % self.benchmark.replace(".", "\\.")],
-                            allow_busy=self.allow_busy)
+                            env=self.record_env(), allow_busy=self.allow_busy)
             values = self.recorded_values(release)
         if values is None or not any(measured(v) for v in values):
             raise MatrixError("no verdict: %s has no measured point at %s (%s, machine %s): "
@@ -107,9 +125,17 @@ class Bisection(object):
             raise UserError("no verdict: every measured point of %s at %s is 0 (%s, machine "
                             "%s): a change from or to 0 has no ratio to bisect on"
                             % (self.benchmark, release, self.flavor, self.machine))
-        print("  %-12s %s" % (release, geometric_mean_text(values)), flush=True)
+        print("  %-12s %s" % (release, "%d instructions" % values[0] if self.on_counts
+                              else geometric_mean_text(values)), flush=True)
         self.values[release] = values
         return values
+
+    def record_env(self):
+        """The environment of a probe's asv run: an instruction count's probe counts its
+        own points only (bench_instructions reads INSTRUCTION_POINTS)."""
+        if not self.benchmark.startswith("bench_instructions."):
+            return None
+        return {INSTRUCTION_POINTS: "^%s\\(" % re.escape(self.benchmark)}
 
     def step(self, a, b):
         """The largest move of one parameter point from a to b, as a log ratio (upwards =
@@ -143,7 +169,10 @@ class Bisection(object):
         return self.verdict(built[lo], built[hi])
 
     def verdict(self, before, after):
-        """asv compare's rule on the final pair, point by point."""
+        """asv compare's rule on the final pair, point by point; on counts, a move beyond
+        COUNT_SPREAD."""
+        if self.on_counts:
+            return self.count_verdict(before, after)
         from mxbench.reports.changes import compare
         wanted = "faster" if self.invert else "slower"
         self.measure(before)
@@ -169,6 +198,26 @@ class Bisection(object):
             print("Confirm the step (both releases again, interleaved): python -m mxbench "
                   "confirm %s %s --flavor %s -b '%s'"
                   % (before, after, self.flavor, re.escape(self.benchmark)))
+        return FOUND
+
+
+    def count_verdict(self, before, after):
+        from mxbench.reports.changes import COUNT_SPREAD, count_moves
+        self.measure(before)
+        self.measure(after)
+        moves = count_moves(*(self.recorded_points(r) for r in (before, after)))
+        wanted = "faster" if self.invert else "slower"
+        found = [c for c in moves if c.verdict == wanted]
+        what = "fewer" if self.invert else "more"
+        for c in moves:
+            print("  %s  %d -> %d instructions (ratio %.4f)" % (c.name, c.before, c.after, c.ratio))
+        if not found:
+            print("No instruction-count step (%s instructions, beyond %.1f %%) in %s..%s; the "
+                  "largest step is %s -> %s" % (what, 100 * COUNT_SPREAD, before, after, before,
+                                                after))
+            return NOT_FOUND
+        print("Instruction-count step found: %s (%s -> %s): %s instructions beyond %.1f %%, "
+              "another code path" % (after, before, after, what, 100 * COUNT_SPREAD))
         return FOUND
 
 

@@ -88,6 +88,11 @@ class Project(object):
         return cls(config, results_dir)
 
     @property
+    def results_override(self):
+        """The results directory given instead of the config's (--results DIR), or None."""
+        return self._results_override
+
+    @property
     def history_store(self):
         """results/ of the default config beside this one (the history)."""
         return results.Store(os.path.join(self.base, "results"))
