@@ -22,6 +22,11 @@
       the check: a graph page that loads more than five graph files (graph_cache_max_size)
       empties the cache in between and draws from `undefined` (a TypeError in
       filter_graph_data). This one reads the cached data at once, and keeps more of it.
+   5-6. units, legends, colours; release names for commits (section headings below).
+   7. marks each row of asv's regressions page with the verdict of the confirmation runs
+      (confirmations.json, written by `mxbench publish`: mxbench/site/verdict_data.py):
+      confirmed with the interleaved ratio and its 95 % interval, refuted, or not yet
+      confirmed with the command that measures it; a line above the table counts them.
 */
 (function () {
     'use strict';
@@ -47,8 +52,8 @@
         if (path === 'info.json' || path === 'index.json') {
             return 'index';
         }
-        if (path === 'regressions.json') {
-            return 'regressions';
+        if (path === 'regressions.json' || path === 'confirmations.json') {
+            return 'regressions';  /* asv's regressions and the confirmations' verdicts */
         }
         if (/^graphs\/summary\/[^\/]+\.json$/.test(path)) {
             return 'summaries';
@@ -617,6 +622,15 @@
         }
     }
 
+    /* A sortable column heading in a table of the regressions page, once: place(the
+       heading's cells, the new cell) puts it. */
+    function add_column_head(table, css_class, title, place) {
+        var head = table.find('thead tr');
+        if (head.length && !head.find('th.' + css_class).length) {
+            place(head.find('th'), $('<th data-sort="string"/>').addClass(css_class).text(title));
+        }
+    }
+
     /* The regressions table: release names for the ladder's hashes, a flavor column, no
        "Infinityx" where the value before was 0. */
     function tidy_regressions() {
@@ -626,11 +640,9 @@
         }
         $(body).find('table').each(function () {
             var table = $(this);
-            var head = table.find('thead tr');
-            if (head.length && !head.find('th.mxbench-flavor').length) {
-                head.find('th').first().after(
-                    '<th data-sort="string" class="mxbench-flavor">Flavor</th>');
-            }
+            add_column_head(table, 'mxbench-flavor', 'Flavor', function (cells, th) {
+                cells.first().after(th);
+            });
             table.find('tbody tr').each(function () {
                 var row = $(this);
                 if (row.hasClass('mxbench-tidy')) {
@@ -666,6 +678,174 @@
         });
     }
 
+    /* --- 7. the confirmation runs' verdicts on the regressions page --------------------------- */
+    var VERDICTS_FILE = 'confirmations.json';
+    var UNCONFIRMED = 'not yet confirmed';
+    var verdicts_loaded = null;  /* $.Deferred of confirmations.json's data (null: none) */
+
+    function load_verdicts() {
+        if (verdicts_loaded === null) {
+            verdicts_loaded = $.Deferred();
+            $.ajax({url: VERDICTS_FILE + '?timestamp=' + $.asv.main_timestamp,
+                    dataType: 'json', cache: true})
+                .done(function (data) { verdicts_loaded.resolve(data); })
+                .fail(function () { verdicts_loaded.resolve(null); });
+        }
+        return verdicts_loaded.promise();
+    }
+
+    function verdict_key(point, base, head) {
+        return [point, base, head].join('\n');
+    }
+
+    /* {point\nbase\nhead: [entries of confirmations.json]} */
+    function verdicts_by_key(data) {
+        var found = {};
+        $.each((data && data.confirmations) || [], function (i, entry) {
+            var key = verdict_key(entry.point, entry.base, entry.head);
+            (found[key] = found[key] || []).push(entry);
+        });
+        return found;
+    }
+
+    /* The release whose ladder commit comes right before `head`'s (asv writes a range of one
+       commit, a release and its ladder parent, as the later commit alone). */
+    function release_before(head) {
+        var tags = $.asv.main_json.tags || {};
+        var revision = tags[head], best = null;
+        $.each(tags, function (tag, rev) {
+            if (rev < revision && (best === null || rev > tags[best])) {
+                best = tag;
+            }
+        });
+        return best;
+    }
+
+    /* A range of asv's `commits` address parameter ("a-b" or "b") as releases: {base, head}. */
+    function range_releases(range) {
+        var parts = String(range).split('-');
+        var head = release_name(parts[parts.length - 1]);
+        var base = parts.length > 1 ? release_name(parts[0]) : release_before(head);
+        return {base: base, head: head};
+    }
+
+    /* The one value of a site-wide parameter (asv leaves it out of a row's address), else null. */
+    function only_value(key) {
+        var values = ($.asv.main_json.params || {})[key] || [];
+        return values.length === 1 ? values[0] : null;
+    }
+
+    /* What a regression row is about: the point, its machine, flavor and Python, and the
+       release range of each jump (asv's link address of the row's benchmark). */
+    function row_regressions(row) {
+        var link = row.children('td').first().find('a');
+        var info = $.asv.parse_hash_string(link.attr('href') || '');
+        var param = function (key) {
+            return info.params[key] ? info.params[key][0] : only_value(key);
+        };
+        var where = {point: link.text(), machine: param('machine'),
+                     flavor: param('env-MXNET_FLAVOR'), python: param('python')};
+        return $.map(info.params.commits || [], function (range) {
+            return $.extend({}, where, range_releases(range));
+        });
+    }
+
+    /* The entry of confirmations.json for one regression (same point, releases, machine,
+       flavor and Python), or null. */
+    function verdict_of(regression, by_key) {
+        var entries = by_key[verdict_key(regression.point, regression.base, regression.head)];
+        var found = null;
+        $.each(entries || [], function (i, entry) {
+            if ((!regression.machine || entry.machine === regression.machine) &&
+                    entry.flavor === regression.flavor &&
+                    (!regression.python || entry.python === regression.python)) {
+                found = entry;
+                return false;
+            }
+        });
+        return found;
+    }
+
+    function confirm_command(regression) {
+        return 'python -m mxbench confirm ' + regression.base + ' ' + regression.head +
+            ' --flavor ' + regression.flavor;
+    }
+
+    /* The mark of one regression: its state, the interleaved ratio and interval if confirmed. */
+    function verdict_mark(regression, entry) {
+        var state = entry ? entry.state : UNCONFIRMED;
+        var mark = $('<span class="mxbench-verdict"/>').attr('data-state', state)
+            .addClass('mxbench-verdict-' + state.replace(/ /g, '-'));
+        if (entry && state !== UNCONFIRMED) {
+            mark.text(state + (entry.interval ? ' ' + entry.interval : '')).attr(
+                'title', 'confirmation run ' + entry.base + ' \u2192 ' + entry.head +
+                    ' (interleaved; the history: ' + plain(entry.history_ratio) + 'x): ' +
+                    state + (entry.interval ? ', ratio ' + entry.interval + ' (95 % interval)'
+                             : ''));
+        } else {
+            mark.text(state).attr('title', 'measure it again, interleaved: ' +
+                                  confirm_command(regression));
+            mark.attr('data-command', confirm_command(regression));
+        }
+        return mark;
+    }
+
+    function mark_row(row, by_key) {
+        var cell = $('<td class="mxbench-verdict-cell"/>');
+        var states = [];
+        $.each(row_regressions(row), function (i, regression) {
+            var mark = verdict_mark(regression, verdict_of(regression, by_key));
+            states.push(mark.attr('data-state'));
+            cell.append(i > 0 ? ', ' : '').append(mark);
+        });
+        row.attr('data-mxbench-states', states.join(','));
+        row.children('td').last().before(cell);
+    }
+
+    function verdict_summary(table) {
+        var tally = {};
+        table.find('tbody tr').each(function () {
+            $.each(($(this).attr('data-mxbench-states') || '').split(','), function (i, s) {
+                if (s) {
+                    tally[s] = (tally[s] || 0) + 1;
+                }
+            });
+        });
+        var shown = (tally.confirmed || 0) + (tally.refuted || 0) + (tally[UNCONFIRMED] || 0);
+        return shown + ' regressions shown: ' + (tally.confirmed || 0) + ' confirmed, ' +
+            (tally.refuted || 0) + ' refuted, ' + (tally[UNCONFIRMED] || 0) + ' ' +
+            UNCONFIRMED + ' (python -m mxbench confirm BASE HEAD --flavor F measures a ' +
+            'release pair again, interleaved; see docs/trust.md)';
+    }
+
+    function show_verdict_summary() {
+        var table = $('#regressions-body .regression-div:visible table').not('.ignored').first();
+        var line = $('#mxbench-verdict-summary');
+        if (!line.length) {
+            line = $('<p id="mxbench-verdict-summary"/>').insertBefore('#regressions-body');
+        }
+        line.text(table.length ? verdict_summary(table) : '');
+    }
+
+    function mark_verdicts() {
+        var body = document.getElementById('regressions-body');
+        if (!body || !$.asv || !$.asv.main_json) {
+            return;
+        }
+        load_verdicts().then(function (data) {
+            var by_key = verdicts_by_key(data);
+            $(body).find('table').each(function () {
+                var table = $(this);
+                add_column_head(table, 'mxbench-verdict-cell', 'Confirmation',
+                                function (cells, th) { cells.last().before(th); });
+                table.find('tbody tr').not('.mxbench-verdict-done').each(function () {
+                    mark_row($(this).addClass('mxbench-verdict-done'), by_key);
+                });
+            });
+            show_verdict_summary();
+        });
+    }
+
     if ($) {
         $(function () {  /* after asv's own ready handler, which sets up $.asv */
             wrap_plot();
@@ -686,6 +866,7 @@
                         setTimeout(function () {
                             pending = false;
                             tidy_regressions();
+                            mark_verdicts();
                         }, 0);
                     }
                 }).observe(body, {childList: true, subtree: true});
@@ -700,6 +881,7 @@
         tidy_release_labels: tidy_release_labels,
         human: human,
         release_range: release_range,
+        range_releases: range_releases,
         tidy_grid: tidy_grid
     };
 })();
