@@ -53,8 +53,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 # callgrind.h: VG_USERREQ_TOOL_BASE('C', 'T') + n
 _CALLGRIND_BASE = (ord("C") << 24) | (ord("T") << 16)
-ZERO_STATS, TOGGLE_COLLECT, DUMP_STATS_AT, START_INSTRUMENTATION, STOP_INSTRUMENTATION = (
-    _CALLGRIND_BASE + n for n in (1, 2, 3, 4, 5))
+ZERO_STATS, TOGGLE_COLLECT, DUMP_STATS_AT, START_INSTRUMENTATION = (
+    _CALLGRIND_BASE + n for n in (1, 2, 3, 4))
 # long request(long *args): valgrind.h's amd64 client request with args in rax, default 0 in rdx
 _CLIENT_REQUEST_X86_64 = bytes(bytearray([
     0x48, 0x89, 0xf8,              # mov rax, rdi      (the request's argument block)
@@ -104,10 +104,10 @@ class Callgrind(object):
     def zero(self):
         self.request(ZERO_STATS)
 
-    def instrument(self, on):
-        """Callgrind's instrumentation on or off (each switch flushes Valgrind's translations:
-        the code that runs next is translated again)."""
-        self.request(START_INSTRUMENTATION if on else STOP_INSTRUMENTATION)
+    def start_instrumentation(self):
+        """Callgrind's instrumentation on (with --instr-atstart=no; the switch flushes
+        Valgrind's translations: the code that runs next is translated again)."""
+        self.request(START_INSTRUMENTATION)
 
     def toggle_collect(self):
         self.request(TOGGLE_COLLECT)
@@ -286,7 +286,7 @@ def _count_points(points, manifest):
         pass  # each point says so
     # Valgrind's base cost (~5x) for the import, then its instrumentation for good: a switch
     # flushes every translation, and a point's children inherit the translations made here.
-    callgrind.instrument(True)
+    callgrind.start_instrumentation()
     _warm_up(entries)
     gc.collect()
     if hasattr(gc, "freeze"):  # Python 3.7+: the children's collections skip these objects
