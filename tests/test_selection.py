@@ -35,9 +35,9 @@ def asv_selects(regexes, benchmarks):
 
 def long_only(b):
     """The benchmarks the short selection leaves out by design: first-call memory,
-    instruction counts, and the forward+backward of a numpy-interface entry paired with an
+    instruction counts, the search's cliffs (recorded on purpose), and the forward+backward of a numpy-interface entry paired with an
     mx.nd entry."""
-    return (b.name.startswith(("bench_memory.", "bench_instructions."))
+    return (b.name.startswith(("bench_memory.", "bench_instructions.", "bench_cliffs."))
             or (getattr(b.cls, "operator", None) is not None
                 and b.cls.operator.pairs_with is not None
                 and b.method == "time_forward_backward"))

@@ -3,7 +3,7 @@ what it confirmed, and on which recorded releases each cliff holds (docs/search.
 
     python -m mxbench cliffs                       # the report, Markdown, to stdout
     python -m mxbench cliffs -o reports/CLIFFS.md  # to a file
-    python -m mxbench cliffs --search-dir DIR      # search logs elsewhere (default experiments/search)
+    python -m mxbench cliffs --search-dir DIR      # search logs elsewhere (default results-search)
 
 A cliff is a shape whose cost per input element is at least THRESHOLD times a neighbour's
 (one more or less in a size, the next multiple of 8 or 16, an input's axes in another
@@ -24,7 +24,7 @@ from mxbench.core.formatting import ratio_text, seconds_text
 THRESHOLD = 2.0
 ROUNDS = 5
 MAX_ELEMENT_GROWTH = 1.5
-SEARCH_DIR = os.path.join("experiments", "search")
+SEARCH_DIR = "results-search"  # beside results/, not in experiments/ (an asv results directory)
 CLIFFS_BENCHMARK = "bench_cliffs.%s.time_forward"
 COSTLIEST = 10  # shapes per entry in the report
 
