@@ -19,7 +19,7 @@ bench: setup
 
 ## README command 2: the test suite (real asv, real wheels, a few minutes).
 test: $(VENV)/.installed
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q --durations=30 tests
 
 setup: $(VENV)/.installed
 	$(PY) -m mxbench setup

@@ -50,8 +50,8 @@ SELECTION_VARIABLE = "MXBENCH_INSTRUCTION_POINTS"
 
 def point_name(class_name, shape, dtype, method):
     """asv's name of a point: bench_instructions.dot.track_forward('small', 'float32')."""
-    return "%s.%s.track_%s(%r, %r)" % (__name__.rsplit(".", 1)[-1], O.global_name(class_name),
-                                       method, shape, dtype)
+    return "bench_instructions.%s.track_%s(%r, %r)" % (O.global_name(class_name), method,
+                                                        shape, dtype)
 
 
 def selection():
@@ -137,3 +137,25 @@ def _make_class(op):
 for _op in OPERATORS:
     globals()[O.global_name(_op.class_name)] = _make_class(_op)
 del _op
+
+
+def main(argv=None):
+    """python -m benchmarks.bench_instructions [REGEX]: count the points whose asv name
+    REGEX selects (as MXBENCH_INSTRUCTION_POINTS does) with this Python's MXNet, and print
+    each count with the seconds of its steps under Valgrind."""
+    import sys
+    import time
+    argv = sys.argv[1:] if argv is None else argv
+    if argv:
+        os.environ[SELECTION_VARIABLE] = argv[0]
+    points = table_points()
+    started = time.time()
+    table = I.count_table(points)
+    for point in points:
+        key = I.point_key(*point)
+        print("%s  %s  %s" % (point_name(*point), table.get(key), I.SECONDS.get(key, "")))
+    print("%d points in %.0f s" % (len(points), time.time() - started))
+
+
+if __name__ == "__main__":
+    main()

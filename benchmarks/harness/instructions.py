@@ -27,15 +27,26 @@ import sys
 import tempfile
 
 # Bump when what is counted or how changes; part of every instruction benchmark's version.
-METHOD_VERSION = "2"
+METHOD_VERSION = "3"
 VALGRIND = os.environ.get("MXBENCH_VALGRIND", "valgrind")
 METHODS = ("forward", "forward_backward")
+# The counting process's whole environment (with PYTHONPATH): nothing of the caller's. A
+# count moves with the environment's size (MXNet calls getenv; the heap and the pointers that
+# key MXNet's hash tables shift): a 3,000-byte variable moved small calls' counts by up to
+# 0.25 %, and the input cache (a file read instead of a draw) would move them too.
 COUNTING_ENV = {
     "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
     "MXNET_ENGINE_TYPE": "NaiveEngine", "PYTHONHASHSEED": "0",
     # the counts are the build's, whatever A/B variant the parent runs
     "MXBENCH_VARIANT": "default",
+    "MXBENCH_INPUT_CACHE": "0", "PATH": "/usr/bin:/bin", "LC_ALL": "C",
+    "PYTHONDONTWRITEBYTECODE": "1",
 }
+# Points at these shape classes are prepared and warmed up at Valgrind's base speed (its
+# instrumentation off in the child, on again for the counted call): their inputs and warm-up
+# calls cost minutes under instrumentation. A small point does not gain: the two switches
+# (each flushes the translations) cost it more than its preparation.
+UNINSTRUMENTED_PREPARATION = ("medium", "large")
 # A counting process that crashes loses only the point it was on: the rest go to a new one,
 # this many times at most.
 MAX_PROCESSES = 4
@@ -53,8 +64,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 # callgrind.h: VG_USERREQ_TOOL_BASE('C', 'T') + n
 _CALLGRIND_BASE = (ord("C") << 24) | (ord("T") << 16)
-ZERO_STATS, TOGGLE_COLLECT, DUMP_STATS_AT, START_INSTRUMENTATION = (
-    _CALLGRIND_BASE + n for n in (1, 2, 3, 4))
+ZERO_STATS, TOGGLE_COLLECT, DUMP_STATS_AT, START_INSTRUMENTATION, STOP_INSTRUMENTATION = (
+    _CALLGRIND_BASE + n for n in (1, 2, 3, 4, 5))
 # long request(long *args): valgrind.h's amd64 client request with args in rax, default 0 in rdx
 _CLIENT_REQUEST_X86_64 = bytes(bytearray([
     0x48, 0x89, 0xf8,              # mov rax, rdi      (the request's argument block)
@@ -109,6 +120,10 @@ class Callgrind(object):
         Valgrind's translations: the code that runs next is translated again)."""
         self.request(START_INSTRUMENTATION)
 
+    def stop_instrumentation(self):
+        """Valgrind's base speed (~5x native, not ~50x); also flushes the translations."""
+        self.request(STOP_INSTRUMENTATION)
+
     def toggle_collect(self):
         self.request(TOGGLE_COLLECT)
 
@@ -134,12 +149,34 @@ def count_table(points, timeout=None):
     if problem:
         return dict((point_key(*p), (SKIP, problem)) for p in points)
     from concurrent.futures import ThreadPoolExecutor
+    compile_imported_code()
     groups = [[p for p in points if group_of(p) == g] for g in range(JOBS)]
     table = {}
     with ThreadPoolExecutor(JOBS) as pool:
         for counted in pool.map(lambda group: _count_group(group, timeout), groups):
             table.update(counted)
     return table
+
+
+def compile_imported_code(python=sys.executable):
+    """Byte-compile what the counting process imports (this suite, mxnet, numpy) before it
+    runs: a module compiled in that process instead of loaded from its .pyc leaves the heap
+    in another state, and the first run after an edit counted small calls up to 0.4 % apart
+    from the next."""
+    subprocess.call([python, "-c", _COMPILE, os.path.join(ROOT, "benchmarks")],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+_COMPILE = """
+import compileall, importlib.util, sys
+folders = sys.argv[1:]
+for package in ("mxnet", "numpy"):
+    spec = importlib.util.find_spec(package)  # found, not imported
+    if spec is not None and spec.submodule_search_locations:
+        folders += list(spec.submodule_search_locations)
+for folder in folders:
+    compileall.compile_dir(folder, quiet=1)
+"""
 
 
 def group_of(point):
@@ -187,8 +224,7 @@ def _count_in_one_process(points, timeout):
         log = os.path.join(work, "valgrind.log")
         with open(points_file, "w") as fh:
             json.dump([list(p) for p in points], fh)
-        env = dict(os.environ, **COUNTING_ENV)
-        env["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
+        env = dict(COUNTING_ENV, PYTHONPATH=ROOT)
         command = callgrind_command(os.path.join(work, DUMP_PREFIX + ".%p")) + [
             points_file, manifest]
         table, read, killed = {}, [0], False
@@ -219,6 +255,9 @@ def _count_in_one_process(points, timeout):
 
 DUMP_PREFIX = "callgrind.out"
 LIBRARY = "libmxnet"
+# {point key: {step: seconds}} of the points counted in this process: what each step cost
+# under Valgrind (the cost, never the count).
+SECONDS = {}
 
 
 def _read_manifest(work, manifest, table, read):
@@ -233,6 +272,8 @@ def _read_manifest(work, manifest, table, read):
             break  # being written
         read[0] += 1
         record = json.loads(line)
+        if "seconds" in record:
+            SECONDS[record["key"]] = record["seconds"]
         if "dump" in record:
             dump = os.path.join(work, record["dump"])
             table[record["key"]] = library_instructions(dump, LIBRARY)
@@ -291,10 +332,8 @@ def _count_points(points, manifest):
     gc.collect()
     if hasattr(gc, "freeze"):  # Python 3.7+: the children's collections skip these objects
         gc.freeze()
-    with open(manifest, "a") as out:
-        for point in points:
-            out.write(json.dumps(count_point(callgrind, entries, point)) + "\n")
-            out.flush()
+    for point in points:
+        count_point(callgrind, entries, point, manifest)
 
 
 def _warm_up(entries):
@@ -317,41 +356,37 @@ def _warm_up(entries):
 WARM_UP_ENTRIES = ("relu", "broadcast_add", "sum")
 
 
-def count_point(callgrind, entries, point):
-    """A point's record ({"key", "dump"} or {"key", "outcome", "reason"}), counted in a child
-    forked from the counting process. So every point starts from the same state (MXNet
-    imported, no other point run): its count does not depend on which points were counted
-    before it (in one process they moved it by up to 0.8 %: the heap's state changes what
-    malloc and memset execute), and a crash loses only this point."""
-    import select
+def count_point(callgrind, entries, point, manifest):
+    """Count a point in a child forked from the counting process; the child appends the
+    point's record ({"key", "dump"} or {"key", "outcome", "reason"}) to the manifest, or this
+    process does when the child died first. So every point starts from the same state
+    (MXNet imported, no other point run): its count does not depend on which points were
+    counted before it (in one process they moved it by up to 0.8 %: the heap's state changes
+    what malloc and memset execute), and a crash loses only this point. This process only
+    forks and waits: reading a child's record here (a buffer allocated, then shrunk to the
+    record's length) left the heap of the next children in another state, and a table counted
+    in reverse order came out up to 0.4 % apart."""
     import signal
-    key = point_key(*point)
-    read, write = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: count, report, exit without running the parent's clean-up
-        os.close(read)
+    if pid == 0:  # the child: count, write, exit without running the parent's clean-up
+        signal.alarm(POINT_TIMEOUT)  # SIGALRM's default action ends a hung child
         try:
             record = _count_here(callgrind, entries, point)
         except BaseException as exc:  # noqa: BLE001  (the child must reach os._exit)
-            record = {"key": key, "outcome": FAILED, "reason": repr(exc)}
-        os.write(write, json.dumps(record).encode("utf-8"))
+            record = {"key": point_key(*point), "outcome": FAILED, "reason": repr(exc)}
+        with open(manifest, "a") as out:
+            out.write(json.dumps(record) + "\n")
         os._exit(0)
-    os.close(write)
-    data = b""
-    if select.select([read], [], [], POINT_TIMEOUT)[0]:
-        for chunk in iter(lambda: os.read(read, 65536), b""):
-            data += chunk
-    else:
-        os.kill(pid, signal.SIGKILL)
-    os.close(read)
     _, status = os.waitpid(pid, 0)
-    if data:
-        return json.loads(data.decode("utf-8"))
+    if status == 0:
+        return
     ended = ("killed after %ss" % POINT_TIMEOUT if os.WIFSIGNALED(status) and
-             os.WTERMSIG(status) == signal.SIGKILL else "status %d" % status)
-    return {"key": key, "outcome": SKIP,
+             os.WTERMSIG(status) == signal.SIGALRM else "status %d" % status)
+    with open(manifest, "a") as out:
+        out.write(json.dumps({
+            "key": point_key(*point), "outcome": SKIP,
             "reason": "the process counting this point under valgrind died (%s): Valgrind "
-                      "cannot run what the build does here" % ended}
+                      "cannot run what the build does here" % ended}) + "\n")
 
 
 def _count_here(callgrind, entries, point):
@@ -361,15 +396,29 @@ def _count_here(callgrind, entries, point):
     from . import environment as E
     from .prepare import prepare_call
     import gc
+    import time
     class_name, shape, dtype, method = point
     record = {"key": point_key(*point)}
+    clock = [time.time()]
+
+    def lap():  # the seconds of each step under Valgrind, for the cost (not the count)
+        clock.append(time.time())
+        return round(clock[-1] - clock[-2], 2)
+
     gc.disable()
+    uninstrumented = shape in UNINSTRUMENTED_PREPARATION
     try:
+        if uninstrumented:  # what runs is the same; only Valgrind's cost differs
+            callgrind.stop_instrumentation()
         E.require_mxnet()
         call = prepare_call(entries[class_name], shape, dtype, E.context("cpu"))
         run = getattr(call, method)
+        record["seconds"] = {"prepare": lap()}
         for _ in range(WARM_CALLS):  # forward_backward's first backward, caches
             run()
+        record["seconds"]["warm-up"] = lap()
+        if uninstrumented:
+            callgrind.start_instrumentation()
         callgrind.zero()
         callgrind.toggle_collect()
         try:
@@ -377,6 +426,7 @@ def _count_here(callgrind, entries, point):
         finally:
             callgrind.toggle_collect()
             callgrind.dump(record["key"])
+        record["seconds"]["counted"] = lap()
         record["dump"] = "%s.%d.1" % (DUMP_PREFIX, os.getpid())  # the child's first dump
     except NotImplementedError as exc:
         record.update(outcome=SKIP, reason=str(exc))

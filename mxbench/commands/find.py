@@ -40,7 +40,7 @@ def setup_arguments(subparsers):
     find.add_argument("--on-counts", action="store_true",
                       help="bisect on the entry's instruction count (bench_instructions; a "
                            "bench_operators timing or a bench_instructions name): a step is a "
-                           "count that moved beyond 0.1 %%")
+                           "count that moved beyond 1 %%")
     allow_busy_argument(find)
     find.set_defaults(func=cmd_find)
     return find
@@ -200,9 +200,8 @@ class Bisection(object):
                   % (before, after, self.flavor, re.escape(self.benchmark)))
         return FOUND
 
-
     def count_verdict(self, before, after):
-        from mxbench.reports.changes import COUNT_SPREAD, count_moves
+        from mxbench.reports.changes import COUNT_SPREAD, count_figures, count_moves
         self.measure(before)
         self.measure(after)
         moves = count_moves(*(self.recorded_points(r) for r in (before, after)))
@@ -210,13 +209,13 @@ class Bisection(object):
         found = [c for c in moves if c.verdict == wanted]
         what = "fewer" if self.invert else "more"
         for c in moves:
-            print("  %s  %d -> %d instructions (ratio %.4f)" % (c.name, c.before, c.after, c.ratio))
+            print("  %s  %s" % (c.name, count_figures(c)))
         if not found:
-            print("No instruction-count step (%s instructions, beyond %.1f %%) in %s..%s; the "
+            print("No instruction-count step (%s instructions, beyond %g %%) in %s..%s; the "
                   "largest step is %s -> %s" % (what, 100 * COUNT_SPREAD, before, after, before,
                                                 after))
             return NOT_FOUND
-        print("Instruction-count step found: %s (%s -> %s): %s instructions beyond %.1f %%, "
+        print("Instruction-count step found: %s (%s -> %s): %s instructions beyond %g %%, "
               "another code path" % (after, before, after, what, 100 * COUNT_SPREAD))
         return FOUND
 
