@@ -93,7 +93,6 @@ def test_callgrind_counts_points_whatever_was_counted_before():
               ("exp", "small", "float32", "forward_backward"),
               ("np_fmax", "small", "float32", "forward"),  # 2.0's: a skip
               ("no_such_entry", "small", "float32", "forward")]
-    assert len(set(I.group_of(p) for p in points)) == I.JOBS  # every counting process used
     table = I.count_table(points, timeout=1200)
     forward = table["dot|small|float32|forward"]
     assert isinstance(forward, int) and 10000 < forward < 10 ** 7, table

@@ -1,11 +1,12 @@
 """Instructions one operator call executes, counted by Valgrind's callgrind: the same call as
 the timing benchmarks time (prepare.prepare_call), warmed up, then one call counted.
 
-One callgrind process per group of entries (JOBS groups at once) imports mxnet once (~45 s
+JOBS callgrind processes at once share the table's points. Each imports mxnet once (~45 s
 of CPU under Valgrind's instrumentation, a few seconds without it), turns instrumentation on,
-warms up the code every call runs, and then forks one child per point: the child prepares
-its call, warms it up, zeroes the counters, turns collection on, makes the call, turns
-collection off and dumps, and exits; the parent reads each dump back. Every point starts
+warms up the code every call runs, and then, for each point no other process has claimed,
+forks a child: the child prepares its call, warms it up, zeroes the counters, turns
+collection on, makes the call, turns collection off, dumps, writes its record and exits; the
+parent (count_table) reads each dump back. Every point starts
 from the same state, so its count does not depend on which points were counted before it,
 and a crash loses one point. Counted is what the timed call runs inside libmxnet (and what
 libmxnet calls), not input creation or set-up. Deterministic settings: one OpenMP thread, the
@@ -27,7 +28,7 @@ import sys
 import tempfile
 
 # Bump when what is counted or how changes; part of every instruction benchmark's version.
-METHOD_VERSION = "3"
+METHOD_VERSION = "4"
 VALGRIND = os.environ.get("MXBENCH_VALGRIND", "valgrind")
 METHODS = ("forward", "forward_backward")
 # The counting process's whole environment (with PYTHONPATH): nothing of the caller's. A
@@ -50,8 +51,9 @@ UNINSTRUMENTED_PREPARATION = ("medium", "large")
 # A counting process that crashes loses only the point it was on: the rest go to a new one,
 # this many times at most.
 MAX_PROCESSES = 4
-# Counting processes at once (each over its own group of entries): a fixed number, not the
-# machine's cores, so that the counts are the same on every machine.
+# Counting processes at once, sharing one list of points (each takes the next unclaimed
+# one): a fixed number, not the machine's cores. Which process counts a point does not
+# change its count (every point is counted in a child of the same state).
 JOBS = int(os.environ.get("MXBENCH_JOBS", "2"))
 # Calls before the counted one: the first calls of a point still allocate (memory pool,
 # caches); by the third a small call's count repeats.
@@ -140,22 +142,83 @@ def point_key(class_name, shape, dtype, method):
 def count_table(points, timeout=None):
     """{point key: instructions (int), or (SKIP or FAILED, reason)} for points, a list of
     (class name, shape, dtype, method), counted in JOBS callgrind processes at once, each
-    over the points of its group (group_of) in the order given.
+    taking the next point no process has claimed (`medium` and `large` ones first: the
+    longest), so that they end together.
 
-    A point whose counting process died (Valgrind cannot run something the build does)
-    is a skip with the process's last words; the points after it go to the next process.
+    A point whose counting process died (Valgrind cannot run something the build does) is
+    a skip with the process's last words; the unclaimed points go to a new process.
     """
+    import shutil
     problem = valgrind_problem()
     if problem:
         return dict((point_key(*p), (SKIP, problem)) for p in points)
     from concurrent.futures import ThreadPoolExecutor
     compile_imported_code()
-    groups = [[p for p in points if group_of(p) == g] for g in range(JOBS)]
-    table = {}
-    with ThreadPoolExecutor(JOBS) as pool:
-        for counted in pool.map(lambda group: _count_group(group, timeout), groups):
-            table.update(counted)
-    return table
+    ordered = sorted(points, key=lambda p: p[1] not in UNINSTRUMENTED_PREPARATION)
+    shared = tempfile.mkdtemp(prefix="mxbench-table-")
+    try:
+        os.mkdir(os.path.join(shared, "claims"))
+        os.mkdir(os.path.join(shared, "points"))
+        for index, point in enumerate(ordered):
+            with open(point_path(shared, index), "w") as fh:
+                json.dump(list(point), fh)
+        table, endings = {}, []
+        with ThreadPoolExecutor(JOBS) as pool:
+            for counted, ended in pool.map(
+                    lambda _: _count_shared(len(ordered), shared, timeout), range(JOBS)):
+                table.update(counted)
+                endings += ended
+        for index, point in enumerate(ordered):
+            if point_key(*point) in table:
+                continue
+            if os.path.exists(claim_path(shared, index)):  # claimed, never finished
+                table[point_key(*point)] = (SKIP, " / ".join(endings))
+            else:
+                table[point_key(*point)] = (SKIP, "not counted: the counting processes kept "
+                                                  "dying (%d tried)" % (JOBS * MAX_PROCESSES))
+        return table
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def _count_shared(count, shared, timeout):
+    """({key: outcome}, [why each process ended early]): counting processes one after
+    another over the shared list, a new one when one dies, MAX_PROCESSES at most."""
+    table, endings = {}, []
+    for _ in range(MAX_PROCESSES):
+        counted, ended = _count_in_one_process(count, shared, timeout)
+        table.update(counted)
+        if not ended:
+            break
+        endings.append(ended)
+    return table, endings
+
+
+# The shared table: one file per point (points/<index>), read by the child that counts it. The
+# counting process never loads the list: a list of 1,000 points left its heap in another
+# state than a list of 19, and a point's count moved with the table (up to 1.3 %).
+def point_path(shared, index):
+    return os.path.join(shared, "points", str(index))
+
+
+def claim_path(shared, index):
+    return os.path.join(shared, "claims", str(index))
+
+
+def read_point(shared, index):
+    with open(point_path(shared, index)) as fh:
+        return tuple(json.load(fh))
+
+
+def claim(shared, index):
+    """Whether this counting process takes point `index` of the shared table: the first to
+    create its claim file does. Small objects only (no heap block of glibc's is touched, so
+    the next child starts from the same state)."""
+    try:
+        os.close(os.open(claim_path(shared, index), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except OSError:
+        return False
 
 
 def compile_imported_code(python=sys.executable):
@@ -179,30 +242,6 @@ for folder in folders:
 """
 
 
-def group_of(point):
-    """Which counting process counts a point: by its entry's name, so that a point's
-    predecessors do not depend on the machine (CRC-32: the same in every Python)."""
-    import zlib
-    return zlib.crc32(point[0].encode("utf-8")) % JOBS
-
-
-def _count_group(points, timeout):
-    table, remaining = {}, list(points)
-    for _ in range(MAX_PROCESSES):
-        if not remaining:
-            break
-        counted, ended = _count_in_one_process(remaining, timeout)
-        table.update(counted)
-        remaining = [p for p in remaining if point_key(*p) not in table]
-        if remaining and ended:
-            table[point_key(*remaining[0])] = (SKIP, ended)  # the point it died on
-            remaining = remaining[1:]
-    for p in remaining:
-        table[point_key(*p)] = (SKIP, "not counted: the counting processes kept dying "
-                                      "(%d tried)" % MAX_PROCESSES)
-    return table
-
-
 def callgrind_command(out_file, python=sys.executable):
     return [VALGRIND, "--tool=callgrind", "--collect-atstart=no",
             "--instr-atstart=no",
@@ -211,7 +250,7 @@ def callgrind_command(out_file, python=sys.executable):
             "benchmarks.harness.instructions"]
 
 
-def _count_in_one_process(points, timeout):
+def _count_in_one_process(count, shared, timeout):
     """({point key: count or skip reason}, why the process ended early or None). Each
     dump is read and deleted as soon as the counting process has written it (a dump is
     ~0.4 MB; a table has ~1,000)."""
@@ -219,14 +258,11 @@ def _count_in_one_process(points, timeout):
     import time
     work = tempfile.mkdtemp(prefix="mxbench-callgrind-")
     try:
-        points_file = os.path.join(work, "points.json")
         manifest = os.path.join(work, "manifest.jsonl")
         log = os.path.join(work, "valgrind.log")
-        with open(points_file, "w") as fh:
-            json.dump([list(p) for p in points], fh)
         env = dict(COUNTING_ENV, PYTHONPATH=ROOT)
         command = callgrind_command(os.path.join(work, DUMP_PREFIX + ".%p")) + [
-            points_file, manifest]
+            shared, "%09d" % count, manifest]  # fixed width: argv is on the stack
         table, read, killed = {}, [0], False
         started = time.time()
         with open(log, "wb") as out:
@@ -312,9 +348,9 @@ def library_instructions(dump, library):
 
 
 # --- the counting process, under Valgrind ---------------------------------------------------
-def _count_points(points, manifest):
-    """Count each point in its own child of this process (count_point), one after another,
-    and write each outcome as a line of the manifest."""
+def _count_points(shared, count, manifest):
+    """Count each point no other counting process has claimed, in its own child of this
+    process (count_point), one after another; each outcome is a line of the manifest."""
     from . import environment as E
     from ..catalogue import by_class_name
     import gc
@@ -332,8 +368,9 @@ def _count_points(points, manifest):
     gc.collect()
     if hasattr(gc, "freeze"):  # Python 3.7+: the children's collections skip these objects
         gc.freeze()
-    for point in points:
-        count_point(callgrind, entries, point, manifest)
+    for index in range(count):
+        if claim(shared, index):
+            count_point(callgrind, entries, shared, index, manifest)
 
 
 def _warm_up(entries):
@@ -356,7 +393,7 @@ def _warm_up(entries):
 WARM_UP_ENTRIES = ("relu", "broadcast_add", "sum")
 
 
-def count_point(callgrind, entries, point, manifest):
+def count_point(callgrind, entries, shared, index, manifest):
     """Count a point in a child forked from the counting process; the child appends the
     point's record ({"key", "dump"} or {"key", "outcome", "reason"}) to the manifest, or this
     process does when the child died first. So every point starts from the same state
@@ -369,14 +406,19 @@ def count_point(callgrind, entries, point, manifest):
     import signal
     pid = os.fork()
     if pid == 0:  # the child: count, write, exit without running the parent's clean-up
-        signal.alarm(POINT_TIMEOUT)  # SIGALRM's default action ends a hung child
+        status = 1
         try:
-            record = _count_here(callgrind, entries, point)
-        except BaseException as exc:  # noqa: BLE001  (the child must reach os._exit)
-            record = {"key": point_key(*point), "outcome": FAILED, "reason": repr(exc)}
-        with open(manifest, "a") as out:
-            out.write(json.dumps(record) + "\n")
-        os._exit(0)
+            signal.alarm(POINT_TIMEOUT)  # SIGALRM's default action ends a hung child
+            point = read_point(shared, index)
+            try:
+                record = _count_here(callgrind, entries, point)
+            except BaseException as exc:  # noqa: BLE001  (the record says why)
+                record = {"key": point_key(*point), "outcome": FAILED, "reason": repr(exc)}
+            with open(manifest, "a") as out:
+                out.write(json.dumps(record) + "\n")
+            status = 0
+        finally:
+            os._exit(status)  # never back into the counting process's loop
     _, status = os.waitpid(pid, 0)
     if status == 0:
         return
@@ -384,7 +426,7 @@ def count_point(callgrind, entries, point, manifest):
              os.WTERMSIG(status) == signal.SIGALRM else "status %d" % status)
     with open(manifest, "a") as out:
         out.write(json.dumps({
-            "key": point_key(*point), "outcome": SKIP,
+            "key": point_key(*read_point(shared, index)), "outcome": SKIP,
             "reason": "the process counting this point under valgrind died (%s): Valgrind "
                       "cannot run what the build does here" % ended}) + "\n")
 
@@ -436,10 +478,8 @@ def _count_here(callgrind, entries, point):
 
 
 def main(argv=None):
-    points_file, manifest = (argv or sys.argv[1:])[:2]
-    with open(points_file) as fh:
-        points = [tuple(p) for p in json.load(fh)]
-    _count_points(points, manifest)
+    shared, count, manifest = (argv or sys.argv[1:])[:3]
+    _count_points(shared, int(count), manifest)
 
 
 if __name__ == "__main__":
