@@ -147,8 +147,14 @@ def main(argv=None):
     import time
     argv = sys.argv[1:] if argv is None else argv
     if argv:
+        try:
+            re.compile(argv[0])
+        except re.error as exc:
+            sys.exit("bench_instructions: not a regular expression: %r (%s)" % (argv[0], exc))
         os.environ[SELECTION_VARIABLE] = argv[0]
     points = table_points()
+    if not points:
+        sys.exit("bench_instructions: no point's name matches %r" % argv[0])
     started = time.time()
     table = I.count_table(points)
     for point in points:
