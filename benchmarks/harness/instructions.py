@@ -28,13 +28,13 @@ import sys
 import tempfile
 
 # Bump when what is counted or how changes; part of every instruction benchmark's version.
-METHOD_VERSION = "4"
+METHOD_VERSION = "5"
 VALGRIND = os.environ.get("MXBENCH_VALGRIND", "valgrind")
 METHODS = ("forward", "forward_backward")
 # The counting process's whole environment (with PYTHONPATH): nothing of the caller's. A
 # count moves with the environment's size (MXNet calls getenv; the heap and the pointers that
 # key MXNet's hash tables shift): a 3,000-byte variable moved small calls' counts by up to
-# 0.25 %, and the input cache (a file read instead of a draw) would move them too.
+# 0.24 %, and the input cache (a file read instead of a draw) would move them too.
 COUNTING_ENV = {
     "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
     "MXNET_ENGINE_TYPE": "NaiveEngine", "PYTHONHASHSEED": "0",
@@ -56,8 +56,11 @@ MAX_PROCESSES = 4
 # change its count (every point is counted in a child of the same state).
 JOBS = int(os.environ.get("MXBENCH_JOBS", "2"))
 # Calls before the counted one: the first calls of a point still allocate (memory pool,
-# caches); by the third a small call's count repeats.
+# caches); by the third a small call's count repeats. A medium or large call repeats after
+# one, and costs seconds even at Valgrind's base speed (contrib.interleaved_matmul_*: ~8 s a
+# call): three warm-up calls were half of a table's time (docs/instructions.md).
 WARM_CALLS = 3
+WARM_CALLS_UNINSTRUMENTED = 1
 # A point's child process is killed after this long (a hang, or a medium call under Valgrind
 # that never ends): the point is a skip.
 POINT_TIMEOUT = 900
@@ -169,13 +172,14 @@ def count_table(points, timeout=None):
                 table.update(counted)
                 endings += ended
         for index, point in enumerate(ordered):
-            if point_key(*point) in table:
+            key = point_key(*point)
+            if key in table:
                 continue
             if os.path.exists(claim_path(shared, index)):  # claimed, never finished
-                table[point_key(*point)] = (SKIP, " / ".join(endings))
+                table[key] = (SKIP, " / ".join(endings))
             else:
-                table[point_key(*point)] = (SKIP, "not counted: the counting processes kept "
-                                                  "dying (%d tried)" % (JOBS * MAX_PROCESSES))
+                table[key] = (SKIP, "not counted: the counting processes kept dying (%d "
+                                    "tried)" % (JOBS * MAX_PROCESSES))
         return table
     finally:
         shutil.rmtree(shared, ignore_errors=True)
@@ -191,6 +195,8 @@ def _count_shared(count, shared, timeout):
         if not ended:
             break
         endings.append(ended)
+        if all(os.path.exists(claim_path(shared, i)) for i in range(count)):
+            break  # every point taken: a new process (~45 s of import) would count none
     return table, endings
 
 
@@ -456,7 +462,8 @@ def _count_here(callgrind, entries, point):
         call = prepare_call(entries[class_name], shape, dtype, E.context("cpu"))
         run = getattr(call, method)
         record["seconds"] = {"prepare": lap()}
-        for _ in range(WARM_CALLS):  # forward_backward's first backward, caches
+        warm_calls = WARM_CALLS_UNINSTRUMENTED if uninstrumented else WARM_CALLS
+        for _ in range(warm_calls):  # forward_backward's first backward, caches
             run()
         record["seconds"]["warm-up"] = lap()
         if uninstrumented:
