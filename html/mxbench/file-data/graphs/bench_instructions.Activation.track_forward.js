@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Activation.track_forward.json":[[31,[58807.0]],[33,[60751.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Activation.track_forward.json":[[6,[57931.0]],[7,[57862.0]],[15,[52966.0]],[18,[52438.0]],[21,[59924.0]],[22,[53912.0]],[27,[54859.0]],[29,[61360.0]],[30,[59708.0]],[31,[58796.0]],[32,[59230.0]],[33,[60669.0]]]});

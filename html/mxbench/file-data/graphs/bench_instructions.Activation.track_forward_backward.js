@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Activation.track_forward_backward.json":[[31,[301928.0]],[33,[309630.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Activation.track_forward_backward.json":[[6,[232442.0]],[7,[232081.0]],[15,[338089.0]],[18,[266451.0]],[21,[283759.0]],[22,[289004.0]],[27,[289610.0]],[29,[317543.0]],[30,[301989.0]],[31,[302412.0]],[32,[296126.0]],[33,[310044.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Activation_softrelu.track_forward.json":[[31,[60260.0]],[33,[62153.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Activation_softrelu.track_forward.json":[[6,[74171.0]],[7,[74117.0]],[15,[53610.0]],[18,[53802.0]],[21,[61246.0]],[22,[55234.0]],[27,[56019.0]],[29,[62685.0]],[30,[61024.0]],[31,[60249.0]],[32,[60563.0]],[33,[62080.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm.track_forward.json":[[31,[104645.0]],[33,[100974.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm.track_forward.json":[[6,[94386.0]],[7,[94016.0]],[15,[49741.0]],[18,[50092.0]],[21,[68189.0]],[22,[97999.0]],[27,[98835.0]],[29,[110728.0]],[30,[104691.0]],[31,[104631.0]],[32,[98430.0]],[33,[100605.0]]]});

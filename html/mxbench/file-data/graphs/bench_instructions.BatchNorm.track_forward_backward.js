@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm.track_forward_backward.json":[[31,[447125.0]],[33,[425532.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm.track_forward_backward.json":[[6,[379294.0]],[7,[378244.0]],[15,[287991.0]],[18,[291356.0]],[21,[344883.0]],[22,[438735.0]],[27,[435642.0]],[29,[476478.0]],[30,[448723.0]],[31,[446528.0]],[32,[411113.0]],[33,[426438.0]]]});

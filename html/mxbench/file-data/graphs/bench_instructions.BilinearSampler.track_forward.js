@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BilinearSampler.track_forward.json":[[31,[274268.0]],[33,[256019.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BilinearSampler.track_forward.json":[[6,[262781.0]],[7,[262646.0]],[15,[265142.0]],[18,[243589.0]],[21,[257197.0]],[22,[255597.0]],[27,[255185.0]],[29,[280993.0]],[30,[273725.0]],[31,[273935.0]],[32,[255464.0]],[33,[256019.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution.track_forward.json":[[31,[131765.0]],[33,[126245.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution.track_forward.json":[[6,[1070140.0]],[7,[1069781.0]],[15,[102428.0]],[18,[102757.0]],[21,[119596.0]],[22,[125000.0]],[27,[126673.0]],[29,[134748.0]],[30,[131447.0]],[31,[132121.0]],[32,[124900.0]],[33,[125776.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1d.track_forward.json":[[31,[102549.0]],[33,[98680.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1d.track_forward.json":[[6,[177486.0]],[7,[174768.0]],[15,[159580.0]],[18,[150951.0]],[21,[95938.0]],[22,[98143.0]],[27,[98453.0]],[29,[105545.0]],[30,[102490.0]],[31,[102639.0]],[32,[98274.0]],[33,[98734.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_3d.track_forward.json":[[31,[247461.0]],[33,[227062.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_3d.track_forward.json":[[6,[9936607.0]],[7,[9804108.0]],[15,[9781797.0]],[18,[8357002.0]],[21,[33704253.0]],[22,[33885480.0]],[27,[239843.0]],[29,[251958.0]],[30,[246262.0]],[31,[247371.0]],[32,[227818.0]],[33,[227092.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Correlation.track_forward.json":[[31,[928899.0]],[33,[946671.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Correlation.track_forward.json":[[6,[968999.0]],[7,[968728.0]],[15,[896080.0]],[18,[895275.0]],[21,[948191.0]],[22,[961716.0]],[27,[962626.0]],[29,[935177.0]],[30,[928917.0]],[31,[928866.0]],[32,[945673.0]],[33,[946771.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Custom.track_forward_backward.json":[[31,[2595682.0]],[33,[2991478.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Custom.track_forward_backward.json":[[21,[1621189.0]],[22,[2354020.0]],[27,[2374487.0]],[29,[2501338.0]],[30,[2596114.0]],[31,[2598636.0]],[32,[2540192.0]],[33,[2986689.0]]]});

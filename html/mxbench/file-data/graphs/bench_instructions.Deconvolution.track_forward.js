@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Deconvolution.track_forward.json":[[31,[270103.0]],[33,[259474.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Deconvolution.track_forward.json":[[6,[472771.0]],[7,[464079.0]],[15,[193255.0]],[18,[192194.0]],[21,[214515.0]],[22,[211918.0]],[27,[212460.0]],[29,[221593.0]],[30,[236001.0]],[31,[269505.0]],[32,[225504.0]],[33,[259938.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Deconvolution_1d.track_forward.json":[[31,[154496.0]],[33,[148069.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Deconvolution_1d.track_forward.json":[[7,[110056.0]],[15,[96481.0]],[18,[96269.0]],[21,[115890.0]],[22,[138308.0]],[27,[138644.0]],[29,[148071.0]],[30,[151105.0]],[31,[155409.0]],[32,[169720.0]],[33,[147976.0]]]});

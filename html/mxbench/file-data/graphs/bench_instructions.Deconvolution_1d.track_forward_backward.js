@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Deconvolution_1d.track_forward_backward.json":[[31,[643895.0]],[33,[621224.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Deconvolution_1d.track_forward_backward.json":[[7,[341174.0]],[15,[396216.0]],[18,[400127.0]],[21,[454305.0]],[22,[570279.0]],[27,[566105.0]],[29,[599834.0]],[30,[652712.0]],[31,[643197.0]],[32,[603915.0]],[33,[619586.0]]]});

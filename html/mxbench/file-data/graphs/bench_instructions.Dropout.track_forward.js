@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Dropout.track_forward.json":[[31,[73163.0]],[33,[66300.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Dropout.track_forward.json":[[6,[56155.0]],[7,[56028.0]],[15,[43646.0]],[18,[43422.0]],[21,[57336.0]],[22,[69179.0]],[27,[69452.0]],[29,[77019.0]],[30,[73378.0]],[31,[72990.0]],[32,[66429.0]],[33,[66300.0]]]});

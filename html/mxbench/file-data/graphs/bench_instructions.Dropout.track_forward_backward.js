@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Dropout.track_forward_backward.json":[[31,[323024.0]],[33,[305501.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Dropout.track_forward_backward.json":[[6,[231211.0]],[7,[231072.0]],[15,[242564.0]],[18,[245383.0]],[21,[269974.0]],[22,[317637.0]],[27,[316992.0]],[29,[341193.0]],[30,[322927.0]],[31,[322756.0]],[32,[297602.0]],[33,[305539.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Embedding.track_forward.json":[[31,[47781.0]],[33,[49242.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Embedding.track_forward.json":[[6,[37173.0]],[7,[37063.0]],[15,[37928.0]],[18,[33599.0]],[21,[40789.0]],[22,[46110.0]],[27,[46284.0]],[29,[50173.0]],[30,[47715.0]],[31,[47559.0]],[32,[49322.0]],[33,[49242.0]]]});

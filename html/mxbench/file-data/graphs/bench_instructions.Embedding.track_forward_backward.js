@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Embedding.track_forward_backward.json":[[31,[307462.0]],[33,[311961.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Embedding.track_forward_backward.json":[[6,[243985.0]],[7,[243724.0]],[15,[278476.0]],[18,[279858.0]],[21,[306091.0]],[22,[350833.0]],[27,[303181.0]],[29,[324747.0]],[30,[307295.0]],[31,[307586.0]],[32,[307064.0]],[33,[310619.0]]]});

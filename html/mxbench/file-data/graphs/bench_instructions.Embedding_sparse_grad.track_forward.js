@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Embedding_sparse_grad.track_forward.json":[[31,[1231993.0]],[33,[1213071.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Embedding_sparse_grad.track_forward.json":[[15,[49320993.0]],[18,[1205369.0]],[21,[1210614.0]],[22,[1218706.0]],[27,[1218837.0]],[29,[1234970.0]],[30,[1232563.0]],[31,[1232132.0]],[32,[1213137.0]],[33,[1213079.0]]]});

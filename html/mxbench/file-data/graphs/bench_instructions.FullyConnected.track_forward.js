@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.FullyConnected.track_forward.json":[[31,[91389.0]],[33,[89134.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.FullyConnected.track_forward.json":[[6,[77527.0]],[7,[67240.0]],[15,[116417.0]],[18,[89373.0]],[21,[115436.0]],[22,[102325.0]],[27,[103235.0]],[29,[109383.0]],[30,[107104.0]],[31,[91389.0]],[32,[103446.0]],[33,[89049.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.GridGenerator.track_forward.json":[[31,[108087.0]],[33,[115165.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.GridGenerator.track_forward.json":[[6,[78377.0]],[7,[75769.0]],[15,[76332.0]],[18,[77698.0]],[21,[89739.0]],[22,[103218.0]],[27,[102423.0]],[29,[113579.0]],[30,[108145.0]],[31,[107647.0]],[32,[115667.0]],[33,[115407.0]]]});

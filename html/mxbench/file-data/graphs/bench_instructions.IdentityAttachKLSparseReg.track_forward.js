@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.IdentityAttachKLSparseReg.track_forward.json":[[31,[12294.0]],[33,[104396.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.IdentityAttachKLSparseReg.track_forward.json":[[6,[4389.0]],[7,[4387.0]],[15,[5694.0]],[18,[4925.0]],[21,[10851.0]],[22,[11659.0]],[27,[11143.0]],[29,[12857.0]],[30,[12114.0]],[31,[12164.0]],[32,[94812.0]],[33,[103653.0]]]});

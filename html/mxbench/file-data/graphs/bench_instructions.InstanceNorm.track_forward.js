@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.InstanceNorm.track_forward.json":[[31,[127791.0]],[33,[129712.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.InstanceNorm.track_forward.json":[[6,[99861.0]],[7,[99777.0]],[15,[99577.0]],[18,[97964.0]],[21,[120760.0]],[22,[121240.0]],[27,[121675.0]],[29,[135838.0]],[30,[127240.0]],[31,[127768.0]],[32,[129703.0]],[33,[129595.0]]]});

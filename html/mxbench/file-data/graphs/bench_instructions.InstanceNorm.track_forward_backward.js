@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.InstanceNorm.track_forward_backward.json":[[31,[564086.0]],[33,[697971.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.InstanceNorm.track_forward_backward.json":[[6,[491761.0]],[7,[492512.0]],[15,[482226.0]],[18,[481625.0]],[21,[544147.0]],[22,[559442.0]],[27,[553834.0]],[29,[593730.0]],[30,[564959.0]],[31,[565144.0]],[32,[686470.0]],[33,[697052.0]]]});

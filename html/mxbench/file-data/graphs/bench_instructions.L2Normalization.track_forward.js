@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.L2Normalization.track_forward.json":[[31,[60425.0]],[33,[56204.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.L2Normalization.track_forward.json":[[6,[53831.0]],[7,[53690.0]],[15,[50017.0]],[18,[46138.0]],[21,[56020.0]],[22,[54972.0]],[27,[56059.0]],[29,[65442.0]],[30,[60398.0]],[31,[60493.0]],[32,[56373.0]],[33,[56169.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LRN.track_forward.json":[[31,[141651.0]],[33,[149321.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LRN.track_forward.json":[[6,[157040.0]],[7,[156715.0]],[15,[538986.0]],[18,[122745.0]],[21,[133392.0]],[22,[129467.0]],[27,[124842.0]],[29,[137676.0]],[30,[149248.0]],[31,[141939.0]],[32,[135247.0]],[33,[148949.0]]]});

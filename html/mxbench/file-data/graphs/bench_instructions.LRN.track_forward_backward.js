@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LRN.track_forward_backward.json":[[31,[776860.0]],[33,[757414.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LRN.track_forward_backward.json":[[6,[878140.0]],[7,[878075.0]],[15,[3288550.0]],[18,[722301.0]],[21,[752585.0]],[22,[681795.0]],[27,[683881.0]],[29,[774261.0]],[30,[772488.0]],[31,[777446.0]],[32,[734486.0]],[33,[757363.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LayerNorm.track_forward.json":[[31,[69607.0]],[33,[77761.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LayerNorm.track_forward.json":[[15,[170399.0]],[18,[159523.0]],[21,[199459.0]],[22,[195067.0]],[27,[199761.0]],[29,[289275.0]],[30,[70073.0]],[31,[69750.0]],[32,[66995.0]],[33,[77728.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LayerNorm.track_forward_backward.json":[[31,[598126.0]],[33,[724765.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LayerNorm.track_forward_backward.json":[[15,[614701.0]],[18,[586473.0]],[21,[698420.0]],[22,[698076.0]],[27,[709729.0]],[29,[960200.0]],[30,[597931.0]],[31,[597529.0]],[32,[683897.0]],[33,[722303.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU.track_forward.json":[[31,[66745.0]],[33,[67582.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU.track_forward.json":[[6,[56954.0]],[7,[56900.0]],[15,[46460.0]],[18,[47193.0]],[21,[53277.0]],[22,[59434.0]],[27,[61033.0]],[29,[67660.0]],[30,[66182.0]],[31,[66428.0]],[32,[66071.0]],[33,[67524.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU.track_forward_backward.json":[[31,[336422.0]],[33,[341377.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU.track_forward_backward.json":[[6,[230559.0]],[7,[231143.0]],[15,[220490.0]],[18,[222078.0]],[21,[243016.0]],[22,[322091.0]],[27,[324221.0]],[29,[352186.0]],[30,[335540.0]],[31,[336342.0]],[32,[328019.0]],[33,[341467.0]]]});

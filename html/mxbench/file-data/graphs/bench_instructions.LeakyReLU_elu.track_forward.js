@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_elu.track_forward.json":[[31,[59151.0]],[33,[61437.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_elu.track_forward.json":[[6,[62528.0]],[7,[62501.0]],[15,[53000.0]],[18,[53582.0]],[21,[60461.0]],[22,[53302.0]],[27,[54853.0]],[29,[61494.0]],[30,[59995.0]],[31,[59140.0]],[32,[59849.0]],[33,[61389.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_gelu.track_forward.json":[[31,[59728.0]],[33,[62008.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_gelu.track_forward.json":[[21,[66012.0]],[22,[50830.0]],[27,[56422.0]],[29,[62071.0]],[30,[60571.0]],[31,[59717.0]],[32,[60408.0]],[33,[61948.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_prelu.track_forward.json":[[31,[64872.0]],[33,[60679.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_prelu.track_forward.json":[[15,[62290.0]],[18,[63860.0]],[21,[81813.0]],[22,[63273.0]],[27,[64186.0]],[29,[67700.0]],[30,[64895.0]],[31,[64874.0]],[32,[61481.0]],[33,[60679.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_prelu.track_forward_backward.json":[[31,[511274.0]],[33,[627782.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_prelu.track_forward_backward.json":[[15,[439859.0]],[18,[445430.0]],[21,[482756.0]],[22,[504670.0]],[27,[506458.0]],[29,[534319.0]],[30,[509859.0]],[31,[510256.0]],[32,[620458.0]],[33,[627724.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_rrelu.track_forward.json":[[31,[47718.0]],[33,[49162.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_rrelu.track_forward.json":[[6,[63543.0]],[7,[63192.0]],[15,[50947.0]],[18,[51292.0]],[21,[62133.0]],[22,[43935.0]],[27,[44484.0]],[29,[50313.0]],[30,[47816.0]],[31,[47786.0]],[32,[49148.0]],[33,[49162.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_selu.track_forward.json":[[31,[48358.0]],[33,[50382.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_selu.track_forward.json":[[15,[53280.0]],[18,[53848.0]],[21,[60985.0]],[22,[45813.0]],[27,[46244.0]],[29,[50447.0]],[30,[48453.0]],[31,[48358.0]],[32,[50371.0]],[33,[50382.0]]]});

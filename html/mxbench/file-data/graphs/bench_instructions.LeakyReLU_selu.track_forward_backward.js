@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_selu.track_forward_backward.json":[[31,[277224.0]],[33,[277682.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_selu.track_forward_backward.json":[[15,[229136.0]],[18,[231154.0]],[21,[251968.0]],[22,[270933.0]],[27,[272529.0]],[29,[292318.0]],[30,[276420.0]],[31,[277559.0]],[32,[266643.0]],[33,[279255.0]]]});

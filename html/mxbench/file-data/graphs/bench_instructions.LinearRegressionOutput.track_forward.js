@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LinearRegressionOutput.track_forward.json":[[31,[29380.0]],[33,[28945.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LinearRegressionOutput.track_forward.json":[[6,[46010.0]],[7,[null]],[15,[20341.0]],[18,[20399.0]],[21,[27493.0]],[22,[26865.0]],[27,[27184.0]],[29,[31769.0]],[30,[29370.0]],[31,[29375.0]],[32,[null]],[33,[28945.0]]]});

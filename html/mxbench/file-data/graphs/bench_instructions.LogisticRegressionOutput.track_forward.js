@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LogisticRegressionOutput.track_forward.json":[[31,[42715.0]],[33,[43189.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LogisticRegressionOutput.track_forward.json":[[6,[62696.0]],[7,[null]],[15,[33988.0]],[18,[34261.0]],[21,[40883.0]],[22,[40255.0]],[27,[40575.0]],[29,[45104.0]],[30,[42705.0]],[31,[42710.0]],[32,[null]],[33,[43189.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.MAERegressionOutput.track_forward.json":[[31,[29200.0]],[33,[28751.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.MAERegressionOutput.track_forward.json":[[6,[46008.0]],[7,[null]],[15,[20177.0]],[18,[20217.0]],[21,[27318.0]],[22,[26677.0]],[27,[26999.0]],[29,[31577.0]],[30,[29190.0]],[31,[29195.0]],[32,[null]],[33,[28751.0]]]});

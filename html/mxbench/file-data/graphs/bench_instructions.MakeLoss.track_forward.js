@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.MakeLoss.track_forward.json":[[31,[48307.0]],[33,[41839.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.MakeLoss.track_forward.json":[[6,[37202.0]],[7,[37107.0]],[15,[40406.0]],[18,[40031.0]],[21,[45917.0]],[22,[45534.0]],[27,[46633.0]],[29,[52741.0]],[30,[49793.0]],[31,[49473.0]],[32,[42178.0]],[33,[41804.0]]]});

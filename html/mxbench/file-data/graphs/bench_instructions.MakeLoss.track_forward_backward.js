@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.MakeLoss.track_forward_backward.json":[[31,[225726.0]],[33,[211031.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.MakeLoss.track_forward_backward.json":[[6,[189279.0]],[7,[189893.0]],[15,[199655.0]],[18,[201279.0]],[21,[214593.0]],[22,[220671.0]],[27,[220038.0]],[29,[245445.0]],[30,[225772.0]],[31,[225548.0]],[32,[204976.0]],[33,[211508.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling.track_forward.json":[[31,[173716.0]],[33,[162838.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling.track_forward.json":[[6,[103960.0]],[7,[103951.0]],[15,[109208.0]],[18,[134330.0]],[21,[149845.0]],[22,[153076.0]],[27,[154696.0]],[29,[169149.0]],[30,[166703.0]],[31,[173949.0]],[32,[145007.0]],[33,[163202.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling.track_forward_backward.json":[[31,[599606.0]],[33,[582443.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling.track_forward_backward.json":[[6,[289048.0]],[7,[288744.0]],[15,[512203.0]],[18,[466587.0]],[21,[515183.0]],[22,[575026.0]],[27,[576288.0]],[29,[617259.0]],[30,[595261.0]],[31,[598886.0]],[32,[552416.0]],[33,[580611.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_1d.track_forward.json":[[31,[128676.0]],[33,[124510.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_1d.track_forward.json":[[6,[58676.0]],[7,[58561.0]],[15,[45710.0]],[18,[46504.0]],[21,[54601.0]],[22,[65148.0]],[27,[113451.0]],[29,[125400.0]],[30,[123072.0]],[31,[129494.0]],[32,[111479.0]],[33,[124633.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_1d.track_forward_backward.json":[[31,[528763.0]],[33,[516071.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_1d.track_forward_backward.json":[[6,[231710.0]],[7,[231362.0]],[15,[270970.0]],[18,[273603.0]],[21,[300977.0]],[22,[371192.0]],[27,[508897.0]],[29,[545544.0]],[30,[523712.0]],[31,[528842.0]],[32,[491329.0]],[33,[514385.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_3d.track_forward.json":[[31,[231566.0]],[33,[205649.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_3d.track_forward.json":[[6,[97003.0]],[7,[96728.0]],[15,[81679.0]],[18,[81130.0]],[21,[90747.0]],[22,[104412.0]],[27,[215027.0]],[29,[231063.0]],[30,[225923.0]],[31,[231975.0]],[32,[194641.0]],[33,[205606.0]]]});

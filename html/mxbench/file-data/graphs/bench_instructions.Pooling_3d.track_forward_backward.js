@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_3d.track_forward_backward.json":[[31,[699975.0]],[33,[647604.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_3d.track_forward_backward.json":[[6,[309179.0]],[7,[308581.0]],[15,[356483.0]],[18,[359752.0]],[21,[389605.0]],[22,[478438.0]],[27,[676488.0]],[29,[723954.0]],[30,[696512.0]],[31,[702097.0]],[32,[634765.0]],[33,[649172.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_avg.track_forward.json":[[31,[140115.0]],[33,[143175.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_avg.track_forward.json":[[6,[100823.0]],[7,[100814.0]],[15,[88423.0]],[18,[97730.0]],[21,[108606.0]],[22,[114277.0]],[27,[115568.0]],[29,[132719.0]],[30,[130481.0]],[31,[140348.0]],[32,[118547.0]],[33,[143371.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_avg.track_forward_backward.json":[[31,[513264.0]],[33,[516294.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_avg.track_forward_backward.json":[[6,[299543.0]],[7,[299239.0]],[15,[464174.0]],[18,[392853.0]],[21,[422507.0]],[22,[484860.0]],[27,[485414.0]],[29,[522036.0]],[30,[505883.0]],[31,[511896.0]],[32,[479548.0]],[33,[515432.0]]]});

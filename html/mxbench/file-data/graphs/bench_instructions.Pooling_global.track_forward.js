@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_global.track_forward.json":[[31,[89041.0]],[33,[87910.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_global.track_forward.json":[[6,[71565.0]],[7,[71512.0]],[15,[67752.0]],[18,[68924.0]],[21,[79603.0]],[22,[84326.0]],[27,[85465.0]],[29,[91933.0]],[30,[89106.0]],[31,[88799.0]],[32,[86868.0]],[33,[88106.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_lp.track_forward.json":[[31,[88641.0]],[33,[97776.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_lp.track_forward.json":[[15,[66077.0]],[18,[66776.0]],[21,[75469.0]],[22,[90772.0]],[27,[90296.0]],[29,[91495.0]],[30,[88390.0]],[31,[88576.0]],[32,[97639.0]],[33,[97764.0]]]});

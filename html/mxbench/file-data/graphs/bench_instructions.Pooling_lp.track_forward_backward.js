@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_lp.track_forward_backward.json":[[31,[461213.0]],[33,[474112.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_lp.track_forward_backward.json":[[15,[346042.0]],[18,[349386.0]],[21,[369926.0]],[22,[466239.0]],[27,[463915.0]],[29,[486531.0]],[30,[461215.0]],[31,[460445.0]],[32,[456403.0]],[33,[474209.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN.track_forward.json":[[31,[270818.0]],[33,[256659.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN.track_forward.json":[[15,[113025.0]],[18,[114429.0]],[21,[1535832.0]],[22,[818040.0]],[27,[742346.0]],[29,[346284.0]],[30,[348436.0]],[31,[271567.0]],[32,[332689.0]],[33,[256422.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN.track_forward_backward.json":[[31,[963447.0]],[33,[920412.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN.track_forward_backward.json":[[15,[394512.0]],[18,[397417.0]],[21,[585802.0]],[22,[1800704.0]],[27,[2216556.0]],[29,[1253512.0]],[30,[1251656.0]],[31,[957235.0]],[32,[1194374.0]],[33,[926846.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN_gru.track_forward.json":[[31,[263073.0]],[33,[245236.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN_gru.track_forward.json":[[15,[94065.0]],[18,[94595.0]],[21,[196579.0]],[22,[651629.0]],[27,[588810.0]],[29,[339625.0]],[30,[341279.0]],[31,[263181.0]],[32,[322392.0]],[33,[246365.0]]]});

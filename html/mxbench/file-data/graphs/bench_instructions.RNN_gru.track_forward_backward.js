@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN_gru.track_forward_backward.json":[[31,[917143.0]],[33,[874074.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN_gru.track_forward_backward.json":[[15,[349444.0]],[18,[356363.0]],[21,[533012.0]],[22,[1593075.0]],[27,[1778101.0]],[29,[1222522.0]],[30,[1215107.0]],[31,[924490.0]],[32,[1156088.0]],[33,[874567.0]]]});

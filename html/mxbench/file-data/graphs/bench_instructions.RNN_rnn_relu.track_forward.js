@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN_rnn_relu.track_forward.json":[[31,[256980.0]],[33,[242179.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN_rnn_relu.track_forward.json":[[15,[74737.0]],[18,[75533.0]],[21,[476200.0]],[22,[403194.0]],[27,[348482.0]],[29,[330332.0]],[30,[332004.0]],[31,[256401.0]],[32,[318320.0]],[33,[241583.0]]]});

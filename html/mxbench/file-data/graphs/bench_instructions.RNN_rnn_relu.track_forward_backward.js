@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN_rnn_relu.track_forward_backward.json":[[31,[898193.0]],[33,[848941.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN_rnn_relu.track_forward_backward.json":[[15,[323833.0]],[18,[329890.0]],[21,[508142.0]],[22,[1289612.0]],[27,[1239337.0]],[29,[1192716.0]],[30,[1199127.0]],[31,[897541.0]],[32,[1135392.0]],[33,[859707.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN_rnn_tanh.track_forward.json":[[31,[257430.0]],[33,[242007.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN_rnn_tanh.track_forward.json":[[15,[80157.0]],[18,[81185.0]],[21,[592462.0]],[22,[529774.0]],[27,[454760.0]],[29,[331304.0]],[30,[331406.0]],[31,[256647.0]],[32,[319613.0]],[33,[242300.0]]]});

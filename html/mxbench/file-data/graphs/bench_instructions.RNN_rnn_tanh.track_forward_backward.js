@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN_rnn_tanh.track_forward_backward.json":[[31,[896897.0]],[33,[851723.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.RNN_rnn_tanh.track_forward_backward.json":[[15,[328900.0]],[18,[335109.0]],[21,[513381.0]],[22,[1420663.0]],[27,[1451580.0]],[29,[1198637.0]],[30,[1190773.0]],[31,[896366.0]],[32,[1138134.0]],[33,[855771.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ROIPooling.track_forward.json":[[31,[178932.0]],[33,[298099.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ROIPooling.track_forward.json":[[6,[142319.0]],[7,[142355.0]],[15,[154936.0]],[18,[156536.0]],[21,[168488.0]],[22,[179847.0]],[27,[180111.0]],[29,[185418.0]],[30,[178319.0]],[31,[178828.0]],[32,[296963.0]],[33,[298408.0]]]});

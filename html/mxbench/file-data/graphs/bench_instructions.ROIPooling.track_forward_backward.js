@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ROIPooling.track_forward_backward.json":[[31,[424396.0]],[33,[537277.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ROIPooling.track_forward_backward.json":[[6,[968548.0]],[7,[968022.0]],[15,[977778.0]],[18,[986252.0]],[21,[1020591.0]],[22,[427600.0]],[27,[421508.0]],[29,[454588.0]],[30,[426046.0]],[31,[424365.0]],[32,[527052.0]],[33,[537031.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SVMOutput.track_forward.json":[[31,[53342.0]],[33,[45728.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SVMOutput.track_forward.json":[[6,[40662.0]],[7,[40567.0]],[15,[41611.0]],[18,[41305.0]],[21,[50691.0]],[22,[50931.0]],[27,[50977.0]],[29,[58470.0]],[30,[53735.0]],[31,[53415.0]],[32,[null]],[33,[45693.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SVMOutput.track_forward_backward.json":[[31,[273765.0]],[33,[252531.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SVMOutput.track_forward_backward.json":[[6,[228414.0]],[7,[228062.0]],[15,[236418.0]],[18,[237928.0]],[21,[262919.0]],[22,[269808.0]],[27,[266474.0]],[29,[299674.0]],[30,[272204.0]],[31,[272229.0]],[32,[null]],[33,[251502.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SequenceLast.track_forward.json":[[31,[58073.0]],[33,[50244.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SequenceLast.track_forward.json":[[6,[44309.0]],[7,[42286.0]],[15,[42995.0]],[18,[43629.0]],[21,[53295.0]],[22,[55816.0]],[27,[55918.0]],[29,[63337.0]],[30,[58261.0]],[31,[58073.0]],[32,[50316.0]],[33,[50238.0]]]});

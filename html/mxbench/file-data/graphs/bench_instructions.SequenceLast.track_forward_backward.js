@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SequenceLast.track_forward_backward.json":[[31,[281734.0]],[33,[263325.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SequenceLast.track_forward_backward.json":[[6,[233994.0]],[7,[230674.0]],[15,[231374.0]],[18,[233678.0]],[21,[261020.0]],[22,[279132.0]],[27,[276965.0]],[29,[312014.0]],[30,[282360.0]],[31,[281624.0]],[32,[255291.0]],[33,[261795.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SequenceMask.track_forward.json":[[31,[59107.0]],[33,[52191.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SequenceMask.track_forward.json":[[6,[45513.0]],[7,[45811.0]],[15,[45268.0]],[18,[43652.0]],[21,[53629.0]],[22,[56289.0]],[27,[56436.0]],[29,[64314.0]],[30,[59263.0]],[31,[59166.0]],[32,[52189.0]],[33,[52146.0]]]});

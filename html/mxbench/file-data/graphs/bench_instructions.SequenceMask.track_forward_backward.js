@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SequenceMask.track_forward_backward.json":[[31,[285299.0]],[33,[267151.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SequenceMask.track_forward_backward.json":[[6,[243923.0]],[7,[245048.0]],[15,[243724.0]],[18,[242965.0]],[21,[270815.0]],[22,[281660.0]],[27,[279094.0]],[29,[307104.0]],[30,[284276.0]],[31,[284828.0]],[32,[259450.0]],[33,[266028.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SequenceReverse.track_forward.json":[[31,[73763.0]],[33,[65636.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SequenceReverse.track_forward.json":[[6,[44064.0]],[7,[44236.0]],[15,[43718.0]],[18,[43900.0]],[21,[68570.0]],[22,[70958.0]],[27,[71022.0]],[29,[78960.0]],[30,[73789.0]],[31,[73765.0]],[32,[65663.0]],[33,[65630.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SoftmaxActivation.track_forward.json":[[31,[44852.0]],[33,[63037.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SoftmaxActivation.track_forward.json":[[6,[57632.0]],[7,[57580.0]],[15,[36924.0]],[18,[36792.0]],[21,[41984.0]],[22,[42048.0]],[27,[42182.0]],[29,[47014.0]],[30,[45245.0]],[31,[44925.0]],[32,[63040.0]],[33,[63048.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SoftmaxOutput.track_forward.json":[[31,[51624.0]],[33,[53022.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SoftmaxOutput.track_forward.json":[[6,[56676.0]],[7,[56556.0]],[15,[57618.0]],[18,[57744.0]],[21,[62808.0]],[22,[46683.0]],[27,[47991.0]],[29,[53274.0]],[30,[51610.0]],[31,[51329.0]],[32,[null]],[33,[53107.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SoftmaxOutput.track_forward_backward.json":[[31,[262694.0]],[33,[279377.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SoftmaxOutput.track_forward_backward.json":[[6,[246307.0]],[7,[245894.0]],[15,[254708.0]],[18,[257027.0]],[21,[240055.0]],[22,[249510.0]],[27,[251108.0]],[29,[283601.0]],[30,[263332.0]],[31,[262619.0]],[32,[null]],[33,[280115.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SpatialTransformer.track_forward.json":[[31,[358344.0]],[33,[335700.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.SpatialTransformer.track_forward.json":[[6,[308824.0]],[7,[305336.0]],[15,[304810.0]],[18,[284101.0]],[21,[331912.0]],[22,[344985.0]],[27,[338941.0]],[29,[371089.0]],[30,[358097.0]],[31,[357754.0]],[32,[339739.0]],[33,[335656.0]]]});

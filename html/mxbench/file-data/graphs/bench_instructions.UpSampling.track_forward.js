@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.UpSampling.track_forward.json":[[31,[67881.0]],[33,[79675.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.UpSampling.track_forward.json":[[6,[70905.0]],[7,[70906.0]],[15,[50667.0]],[18,[50154.0]],[21,[55937.0]],[22,[64749.0]],[27,[64861.0]],[29,[69905.0]],[30,[67941.0]],[31,[67876.0]],[32,[79434.0]],[33,[79677.0]]]});

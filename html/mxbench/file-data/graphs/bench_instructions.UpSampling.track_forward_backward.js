@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.UpSampling.track_forward_backward.json":[[31,[358375.0]],[33,[398065.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.UpSampling.track_forward_backward.json":[[6,[268948.0]],[7,[268861.0]],[15,[287007.0]],[18,[286698.0]],[21,[307443.0]],[22,[359045.0]],[27,[356781.0]],[29,[375734.0]],[30,[358374.0]],[31,[358621.0]],[32,[382697.0]],[33,[397486.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.UpSampling_bilinear.track_forward.json":[[31,[475405.0]],[33,[165085.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.UpSampling_bilinear.track_forward.json":[[6,[439299.0]],[7,[430993.0]],[15,[414638.0]],[18,[404942.0]],[21,[426469.0]],[22,[457675.0]],[27,[456313.0]],[29,[477026.0]],[30,[474919.0]],[31,[474775.0]],[32,[787696.0]],[33,[165085.0]]]});

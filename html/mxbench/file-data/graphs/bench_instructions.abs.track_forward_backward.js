@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.abs.track_forward_backward.json":[[31,[202096.0]],[33,[199185.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.abs.track_forward_backward.json":[[6,[160502.0]],[7,[160105.0]],[15,[169171.0]],[18,[170713.0]],[21,[189505.0]],[22,[198228.0]],[27,[197134.0]],[29,[217013.0]],[30,[201345.0]],[31,[200997.0]],[32,[187469.0]],[33,[200411.0]]]});

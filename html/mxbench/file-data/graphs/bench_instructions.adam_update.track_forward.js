@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.adam_update.track_forward.json":[[31,[54085.0]],[33,[50308.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.adam_update.track_forward.json":[[6,[43853.0]],[7,[46266.0]],[15,[46036.0]],[18,[46801.0]],[21,[59138.0]],[22,[53077.0]],[27,[52105.0]],[29,[57477.0]],[30,[54040.0]],[31,[54047.0]],[32,[50229.0]],[33,[50290.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.adam_update_row_sparse.track_forward.json":[[31,[9780638.0]],[33,[7991796.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.adam_update_row_sparse.track_forward.json":[[15,[9498499.0]],[18,[7712918.0]],[21,[7727449.0]],[22,[7744523.0]],[27,[7743965.0]],[29,[9785011.0]],[30,[9780619.0]],[31,[9780636.0]],[32,[7989720.0]],[33,[7991782.0]]]});

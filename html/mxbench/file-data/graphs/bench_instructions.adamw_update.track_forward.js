@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.adamw_update.track_forward.json":[[31,[65175935.0]],[33,[129162527.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.adamw_update.track_forward.json":[[21,[62561265.0]],[22,[62575773.0]],[27,[62575431.0]],[29,[65179795.0]],[30,[65176552.0]],[31,[65175798.0]],[32,[129160805.0]],[33,[129162217.0]]]});

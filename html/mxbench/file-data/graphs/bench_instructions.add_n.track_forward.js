@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.add_n.track_forward.json":[[31,[60385.0]],[33,[59771.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.add_n.track_forward.json":[[6,[33000.0]],[7,[32833.0]],[15,[34961.0]],[18,[35857.0]],[21,[48539.0]],[22,[55813.0]],[27,[56331.0]],[29,[64679.0]],[30,[60456.0]],[31,[60158.0]],[32,[58753.0]],[33,[59831.0]]]});

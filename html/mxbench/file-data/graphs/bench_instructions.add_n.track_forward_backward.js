@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.add_n.track_forward_backward.json":[[31,[378198.0]],[33,[361052.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.add_n.track_forward_backward.json":[[6,[246306.0]],[7,[246366.0]],[15,[268589.0]],[18,[272790.0]],[21,[316913.0]],[22,[360161.0]],[27,[362297.0]],[29,[405255.0]],[30,[378471.0]],[31,[377861.0]],[32,[351422.0]],[33,[360486.0]]]});

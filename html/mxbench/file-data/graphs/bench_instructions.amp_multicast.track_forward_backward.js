@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.amp_multicast.track_forward_backward.json":[[31,[398694.0]],[33,[385560.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.amp_multicast.track_forward_backward.json":[[21,[261099.0]],[22,[286452.0]],[27,[395535.0]],[29,[447750.0]],[30,[423386.0]],[31,[398511.0]],[32,[395590.0]],[33,[385214.0]]]});

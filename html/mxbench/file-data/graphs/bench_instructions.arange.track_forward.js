@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arange.track_forward.json":[[31,[11618485.0]],[33,[16858492.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arange.track_forward.json":[[6,[8700744.0]],[7,[8700474.0]],[15,[8701096.0]],[18,[8705022.0]],[21,[8838598.0]],[22,[8862017.0]],[27,[8862161.0]],[29,[11619629.0]],[30,[11618297.0]],[31,[11618254.0]],[32,[16858605.0]],[33,[16858446.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arccos.track_forward.json":[[31,[40103.0]],[33,[40926.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arccos.track_forward.json":[[6,[31337.0]],[7,[31226.0]],[15,[32255.0]],[18,[32666.0]],[21,[38076.0]],[22,[37695.0]],[27,[37946.0]],[29,[42258.0]],[30,[40193.0]],[31,[40103.0]],[32,[40934.0]],[33,[40926.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arccos.track_forward_backward.json":[[31,[214171.0]],[33,[211503.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arccos.track_forward_backward.json":[[6,[173149.0]],[7,[172797.0]],[15,[181393.0]],[18,[182237.0]],[21,[200669.0]],[22,[209564.0]],[27,[208467.0]],[29,[229020.0]],[30,[213311.0]],[31,[213017.0]],[32,[201032.0]],[33,[212744.0]]]});

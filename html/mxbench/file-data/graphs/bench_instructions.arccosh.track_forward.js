@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arccosh.track_forward.json":[[31,[45415.0]],[33,[46240.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arccosh.track_forward.json":[[6,[36649.0]],[7,[36538.0]],[15,[37567.0]],[18,[37978.0]],[21,[43388.0]],[22,[43007.0]],[27,[43258.0]],[29,[47570.0]],[30,[45505.0]],[31,[45415.0]],[32,[46249.0]],[33,[46240.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arccosh.track_forward_backward.json":[[31,[219369.0]],[33,[216470.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arccosh.track_forward_backward.json":[[6,[178276.0]],[7,[177930.0]],[15,[186526.0]],[18,[187628.0]],[21,[206078.0]],[22,[214953.0]],[27,[213784.0]],[29,[234241.0]],[30,[218520.0]],[31,[218225.0]],[32,[206000.0]],[33,[217711.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arcsin.track_forward.json":[[31,[37979.0]],[33,[38817.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arcsin.track_forward.json":[[6,[29254.0]],[7,[29149.0]],[15,[30099.0]],[18,[30522.0]],[21,[36006.0]],[22,[35630.0]],[27,[35867.0]],[29,[40152.0]],[30,[38069.0]],[31,[37979.0]],[32,[38846.0]],[33,[38817.0]]]});

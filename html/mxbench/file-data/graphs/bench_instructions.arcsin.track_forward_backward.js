@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arcsin.track_forward_backward.json":[[31,[212187.0]],[33,[209561.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arcsin.track_forward_backward.json":[[6,[171124.0]],[7,[170789.0]],[15,[179307.0]],[18,[180162.0]],[21,[198670.0]],[22,[207574.0]],[27,[206385.0]],[29,[227066.0]],[30,[211338.0]],[31,[211043.0]],[32,[199111.0]],[33,[210802.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arcsinh.track_forward.json":[[31,[52405.0]],[33,[53247.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arcsinh.track_forward.json":[[6,[43680.0]],[7,[43575.0]],[15,[44525.0]],[18,[44948.0]],[21,[50432.0]],[22,[50056.0]],[27,[50293.0]],[29,[54578.0]],[30,[52495.0]],[31,[52405.0]],[32,[53277.0]],[33,[53247.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arcsinh.track_forward_backward.json":[[31,[235770.0]],[33,[233119.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arcsinh.track_forward_backward.json":[[6,[194712.0]],[7,[194308.0]],[15,[202894.0]],[18,[204202.0]],[21,[223260.0]],[22,[232165.0]],[27,[230984.0]],[29,[250636.0]],[30,[234909.0]],[31,[234614.0]],[32,[222670.0]],[33,[234360.0]]]});

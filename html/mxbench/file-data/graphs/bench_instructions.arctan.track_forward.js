@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arctan.track_forward.json":[[31,[41650.0]],[33,[42488.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arctan.track_forward.json":[[6,[32925.0]],[7,[32820.0]],[15,[33770.0]],[18,[34193.0]],[21,[39677.0]],[22,[39301.0]],[27,[39538.0]],[29,[43823.0]],[30,[41740.0]],[31,[41650.0]],[32,[42519.0]],[33,[42488.0]]]});

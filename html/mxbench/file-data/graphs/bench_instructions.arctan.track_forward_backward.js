@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arctan.track_forward_backward.json":[[31,[214490.0]],[33,[209842.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arctan.track_forward_backward.json":[[6,[172137.0]],[7,[171733.0]],[15,[180319.0]],[18,[181399.0]],[21,[201231.0]],[22,[210144.0]],[27,[208960.0]],[29,[229390.0]],[30,[213651.0]],[31,[213356.0]],[32,[199393.0]],[33,[211083.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arctanh.track_forward.json":[[31,[53599.0]],[33,[54439.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arctanh.track_forward.json":[[6,[44874.0]],[7,[44769.0]],[15,[45719.0]],[18,[46142.0]],[21,[51626.0]],[22,[51250.0]],[27,[51487.0]],[29,[55772.0]],[30,[53689.0]],[31,[53599.0]],[32,[54469.0]],[33,[54439.0]]]});

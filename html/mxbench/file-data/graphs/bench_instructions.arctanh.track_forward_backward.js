@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arctanh.track_forward_backward.json":[[31,[226773.0]],[33,[221951.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.arctanh.track_forward_backward.json":[[6,[184230.0]],[7,[183826.0]],[15,[192423.0]],[18,[193432.0]],[21,[213275.0]],[22,[222171.0]],[27,[221003.0]],[29,[241667.0]],[30,[225934.0]],[31,[225639.0]],[32,[211489.0]],[33,[223192.0]]]});

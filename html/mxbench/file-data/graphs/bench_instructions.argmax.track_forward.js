@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.argmax.track_forward.json":[[31,[42659.0]],[33,[49391.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.argmax.track_forward.json":[[6,[30013.0]],[7,[29862.0]],[15,[30504.0]],[18,[30948.0]],[21,[35950.0]],[22,[40406.0]],[27,[40783.0]],[29,[44610.0]],[30,[42546.0]],[31,[42654.0]],[32,[49435.0]],[33,[49402.0]]]});

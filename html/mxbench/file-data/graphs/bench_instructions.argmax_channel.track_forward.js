@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.argmax_channel.track_forward.json":[[31,[33855.0]],[33,[40312.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.argmax_channel.track_forward.json":[[6,[24617.0]],[7,[24466.0]],[15,[25102.0]],[18,[25486.0]],[21,[30488.0]],[22,[31552.0]],[27,[31993.0]],[29,[35770.0]],[30,[33742.0]],[31,[33850.0]],[32,[40356.0]],[33,[40323.0]]]});

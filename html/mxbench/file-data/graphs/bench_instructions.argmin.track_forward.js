@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.argmin.track_forward.json":[[31,[42723.0]],[33,[49518.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.argmin.track_forward.json":[[6,[30013.0]],[7,[29862.0]],[15,[30504.0]],[18,[30948.0]],[21,[35950.0]],[22,[40461.0]],[27,[40838.0]],[29,[44674.0]],[30,[42610.0]],[31,[42718.0]],[32,[49563.0]],[33,[49529.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.argsort.track_forward.json":[[31,[90277.0]],[33,[142017.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.argsort.track_forward.json":[[6,[150742.0]],[7,[151773.0]],[15,[76033.0]],[18,[76497.0]],[21,[84954.0]],[22,[86377.0]],[27,[88717.0]],[29,[92182.0]],[30,[90126.0]],[31,[90022.0]],[32,[142423.0]],[33,[141939.0]]]});

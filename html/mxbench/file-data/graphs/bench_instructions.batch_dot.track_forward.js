@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.batch_dot.track_forward.json":[[31,[48553.0]],[33,[79887.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.batch_dot.track_forward.json":[[6,[40369.0]],[7,[33274.0]],[15,[33188.0]],[18,[33630.0]],[21,[40758.0]],[22,[47145.0]],[27,[46566.0]],[29,[50816.0]],[30,[48689.0]],[31,[48602.0]],[32,[52811.0]],[33,[80241.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.batch_dot.track_forward_backward.json":[[31,[358280.0]],[33,[442458.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.batch_dot.track_forward_backward.json":[[6,[255253.0]],[7,[233376.0]],[15,[229861.0]],[18,[231457.0]],[21,[256268.0]],[22,[359729.0]],[27,[355369.0]],[29,[380882.0]],[30,[358018.0]],[31,[358146.0]],[32,[363419.0]],[33,[442814.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_axis.track_forward.json":[[31,[54672.0]],[33,[62108.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_axis.track_forward.json":[[6,[36715.0]],[7,[36570.0]],[15,[38387.0]],[18,[39032.0]],[21,[46772.0]],[22,[62665.0]],[27,[52846.0]],[29,[56995.0]],[30,[54802.0]],[31,[55024.0]],[32,[62315.0]],[33,[62119.0]]]});

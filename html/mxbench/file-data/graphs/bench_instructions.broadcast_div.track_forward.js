@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_div.track_forward.json":[[31,[34681.0]],[33,[63052.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_div.track_forward.json":[[6,[23805.0]],[7,[23708.0]],[15,[24658.0]],[18,[24555.0]],[21,[33130.0]],[22,[32416.0]],[27,[32823.0]],[29,[37425.0]],[30,[34772.0]],[31,[34681.0]],[32,[37927.0]],[33,[62887.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_equal.track_forward.json":[[31,[35577.0]],[33,[37547.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_equal.track_forward.json":[[6,[24436.0]],[7,[24467.0]],[15,[25301.0]],[18,[25195.0]],[21,[34398.0]],[22,[33739.0]],[27,[34230.0]],[29,[38309.0]],[30,[35668.0]],[31,[35577.0]],[32,[37999.0]],[33,[37547.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_greater.track_forward.json":[[31,[35213.0]],[33,[37617.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_greater.track_forward.json":[[6,[24306.0]],[7,[24209.0]],[15,[25043.0]],[18,[24683.0]],[21,[33142.0]],[22,[32483.0]],[27,[33167.0]],[29,[37958.0]],[30,[35304.0]],[31,[35213.0]],[32,[38538.0]],[33,[37617.0]]]});

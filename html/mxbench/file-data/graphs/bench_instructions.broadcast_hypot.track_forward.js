@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_hypot.track_forward.json":[[31,[46355.0]],[33,[48383.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_hypot.track_forward.json":[[6,[35080.0]],[7,[34954.0]],[15,[35788.0]],[18,[36199.0]],[21,[44888.0]],[22,[44893.0]],[27,[45384.0]],[29,[49087.0]],[30,[46446.0]],[31,[46355.0]],[32,[49304.0]],[33,[48383.0]]]});

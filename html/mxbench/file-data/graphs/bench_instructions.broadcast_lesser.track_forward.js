@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_lesser.track_forward.json":[[31,[35063.0]],[33,[38055.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_lesser.track_forward.json":[[6,[24307.0]],[7,[24210.0]],[15,[25044.0]],[18,[24683.0]],[21,[33142.0]],[22,[32483.0]],[27,[32974.0]],[29,[37795.0]],[30,[35154.0]],[31,[35063.0]],[32,[38509.0]],[33,[38055.0]]]});

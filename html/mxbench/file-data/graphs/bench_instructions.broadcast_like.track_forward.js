@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_like.track_forward.json":[[31,[33353.0]],[33,[34982.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_like.track_forward.json":[[15,[27313.0]],[18,[28813.0]],[21,[37198.0]],[22,[47339.0]],[27,[47941.0]],[29,[36356.0]],[30,[33363.0]],[31,[33181.0]],[32,[35759.0]],[33,[34982.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_like.track_forward_backward.json":[[31,[269653.0]],[33,[275763.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_like.track_forward_backward.json":[[15,[228204.0]],[18,[231427.0]],[21,[251639.0]],[22,[281767.0]],[27,[282071.0]],[29,[288888.0]],[30,[268859.0]],[31,[269434.0]],[32,[269367.0]],[33,[275789.0]]]});

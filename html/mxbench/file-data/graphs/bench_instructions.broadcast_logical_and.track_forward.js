@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_logical_and.track_forward.json":[[31,[36683.0]],[33,[38450.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_logical_and.track_forward.json":[[15,[26839.0]],[18,[27287.0]],[21,[35513.0]],[22,[34588.0]],[27,[35059.0]],[29,[39311.0]],[30,[36694.0]],[31,[36511.0]],[32,[38807.0]],[33,[38450.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_logical_or.track_forward.json":[[31,[37198.0]],[33,[38355.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_logical_or.track_forward.json":[[15,[27325.0]],[18,[27773.0]],[21,[36052.0]],[22,[35127.0]],[27,[35597.0]],[29,[39826.0]],[30,[37209.0]],[31,[37026.0]],[32,[38712.0]],[33,[38355.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_logical_xor.track_forward.json":[[31,[39673.0]],[33,[40998.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_logical_xor.track_forward.json":[[15,[29847.0]],[18,[29708.0]],[21,[38463.0]],[22,[37538.0]],[27,[38009.0]],[29,[42301.0]],[30,[39684.0]],[31,[39501.0]],[32,[41862.0]],[33,[40998.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_maximum.track_forward.json":[[31,[35329.0]],[33,[37871.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_maximum.track_forward.json":[[6,[23279.0]],[7,[23183.0]],[15,[24017.0]],[18,[23911.0]],[21,[34213.0]],[22,[33554.0]],[27,[34046.0]],[29,[38062.0]],[30,[35420.0]],[31,[35329.0]],[32,[38792.0]],[33,[37871.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_mod.track_forward.json":[[31,[63428.0]],[33,[60960.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_mod.track_forward.json":[[6,[52184.0]],[7,[50229.0]],[15,[51062.0]],[18,[51721.0]],[21,[61631.0]],[22,[62114.0]],[27,[62735.0]],[29,[66174.0]],[30,[63519.0]],[31,[63428.0]],[32,[63167.0]],[33,[60960.0]]]});

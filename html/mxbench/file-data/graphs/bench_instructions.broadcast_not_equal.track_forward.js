@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_not_equal.track_forward.json":[[31,[35066.0]],[33,[37802.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_not_equal.track_forward.json":[[6,[24246.0]],[7,[24148.0]],[15,[24982.0]],[18,[24877.0]],[21,[34079.0]],[22,[33420.0]],[27,[33911.0]],[29,[37798.0]],[30,[35157.0]],[31,[35066.0]],[32,[38254.0]],[33,[37802.0]]]});

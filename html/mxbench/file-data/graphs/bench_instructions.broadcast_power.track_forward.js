@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_power.track_forward.json":[[31,[58131.0]],[33,[60159.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_power.track_forward.json":[[6,[46856.0]],[7,[46730.0]],[15,[47564.0]],[18,[47975.0]],[21,[56664.0]],[22,[56669.0]],[27,[57160.0]],[29,[60863.0]],[30,[58222.0]],[31,[58131.0]],[32,[61050.0]],[33,[60159.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_to.track_forward.json":[[31,[42615.0]],[33,[43859.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_to.track_forward.json":[[6,[32615.0]],[7,[32467.0]],[15,[34338.0]],[18,[34585.0]],[21,[41925.0]],[22,[56209.0]],[27,[57108.0]],[29,[44639.0]],[30,[42530.0]],[31,[42332.0]],[32,[44278.0]],[33,[43859.0]]]});

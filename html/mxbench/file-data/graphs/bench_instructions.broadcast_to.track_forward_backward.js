@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_to.track_forward_backward.json":[[31,[250835.0]],[33,[260774.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.broadcast_to.track_forward_backward.json":[[6,[199036.0]],[7,[199370.0]],[15,[208388.0]],[18,[210376.0]],[21,[228497.0]],[22,[262095.0]],[27,[262096.0]],[29,[270022.0]],[30,[250928.0]],[31,[250705.0]],[32,[251953.0]],[33,[260861.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cast.track_forward.json":[[31,[45160.0]],[33,[53432.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cast.track_forward.json":[[6,[31219.0]],[7,[31125.0]],[15,[31705.0]],[18,[28958.0]],[21,[34495.0]],[22,[37060.0]],[27,[37530.0]],[29,[47163.0]],[30,[45174.0]],[31,[45268.0]],[32,[53406.0]],[33,[53443.0]]]});

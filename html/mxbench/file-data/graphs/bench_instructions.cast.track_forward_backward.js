@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cast.track_forward_backward.json":[[31,[219203.0]],[33,[231595.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cast.track_forward_backward.json":[[6,[178951.0]],[7,[178686.0]],[15,[178102.0]],[18,[175575.0]],[21,[189928.0]],[22,[207020.0]],[27,[207307.0]],[29,[233781.0]],[30,[219605.0]],[31,[219323.0]],[32,[222037.0]],[33,[232519.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cast_storage.track_forward.json":[[31,[62918.0]],[33,[64227.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cast_storage.track_forward.json":[[6,[39683.0]],[7,[39617.0]],[15,[40401.0]],[18,[40943.0]],[21,[50212.0]],[22,[58387.0]],[27,[58646.0]],[29,[66075.0]],[30,[62658.0]],[31,[62902.0]],[32,[63804.0]],[33,[64223.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cast_storage_row_sparse.track_forward.json":[[31,[59969.0]],[33,[60294.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cast_storage_row_sparse.track_forward.json":[[6,[37018.0]],[7,[37102.0]],[15,[38426.0]],[18,[38760.0]],[21,[47326.0]],[22,[55091.0]],[27,[55099.0]],[29,[63230.0]],[30,[59829.0]],[31,[60187.0]],[32,[59921.0]],[33,[60341.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cbrt.track_forward.json":[[31,[59311.0]],[33,[60153.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cbrt.track_forward.json":[[6,[50586.0]],[7,[50481.0]],[15,[51431.0]],[18,[51854.0]],[21,[57338.0]],[22,[56962.0]],[27,[57199.0]],[29,[61484.0]],[30,[59401.0]],[31,[59311.0]],[32,[60183.0]],[33,[60153.0]]]});

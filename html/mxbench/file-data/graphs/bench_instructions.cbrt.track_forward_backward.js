@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cbrt.track_forward_backward.json":[[31,[232407.0]],[33,[227760.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cbrt.track_forward_backward.json":[[6,[189869.0]],[7,[189613.0]],[15,[198898.0]],[18,[200310.0]],[21,[219222.0]],[22,[228151.0]],[27,[226705.0]],[29,[247252.0]],[30,[231668.0]],[31,[231299.0]],[32,[217331.0]],[33,[228988.0]]]});

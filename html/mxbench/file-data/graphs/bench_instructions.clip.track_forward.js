@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip.track_forward.json":[[31,[41086.0]],[33,[42619.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip.track_forward.json":[[6,[25281.0]],[7,[25176.0]],[15,[26125.0]],[18,[26493.0]],[21,[31326.0]],[22,[38847.0]],[27,[38924.0]],[29,[43271.0]],[30,[41215.0]],[31,[41086.0]],[32,[42628.0]],[33,[42619.0]]]});

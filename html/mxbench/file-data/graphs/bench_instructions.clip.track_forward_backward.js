@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip.track_forward_backward.json":[[31,[257768.0]],[33,[259754.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip.track_forward_backward.json":[[6,[184509.0]],[7,[184013.0]],[15,[192606.0]],[18,[194424.0]],[21,[207078.0]],[22,[252182.0]],[27,[252149.0]],[29,[272226.0]],[30,[257773.0]],[31,[256798.0]],[32,[249786.0]],[33,[261090.0]]]});

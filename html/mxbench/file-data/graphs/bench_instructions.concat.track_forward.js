@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.concat.track_forward.json":[[31,[80079.0]],[33,[79486.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.concat.track_forward.json":[[6,[111271.0]],[7,[110913.0]],[15,[65115.0]],[18,[66036.0]],[21,[76340.0]],[22,[74524.0]],[27,[74827.0]],[29,[80059.0]],[30,[78584.0]],[31,[80033.0]],[32,[76175.0]],[33,[79345.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.concat.track_forward_backward.json":[[31,[389658.0]],[33,[386130.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.concat.track_forward_backward.json":[[6,[320888.0]],[7,[320322.0]],[15,[352059.0]],[18,[353572.0]],[21,[392103.0]],[22,[423427.0]],[27,[386670.0]],[29,[417846.0]],[30,[401419.0]],[31,[390389.0]],[32,[381815.0]],[33,[386672.0]]]});

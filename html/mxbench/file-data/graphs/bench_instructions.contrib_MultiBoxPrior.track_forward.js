@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_MultiBoxPrior.track_forward.json":[[31,[304959.0]],[33,[364708.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_MultiBoxPrior.track_forward.json":[[6,[263244.0]],[7,[263119.0]],[15,[264541.0]],[18,[245020.0]],[21,[273366.0]],[22,[287617.0]],[27,[287278.0]],[29,[311204.0]],[30,[304941.0]],[31,[304959.0]],[32,[365026.0]],[33,[364708.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_ROIAlign.track_forward.json":[[31,[28038392.0]],[33,[56084099.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_ROIAlign.track_forward.json":[[15,[29383116.0]],[18,[29333181.0]],[21,[30285041.0]],[22,[30492724.0]],[27,[30695823.0]],[29,[28041502.0]],[30,[28040183.0]],[31,[28038867.0]],[32,[56079644.0]],[33,[56081091.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_SparseEmbedding.track_forward.json":[[31,[1236400.0]],[33,[null]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_SparseEmbedding.track_forward.json":[[15,[49318065.0]],[18,[1202208.0]],[21,[1207484.0]],[22,[1219226.0]],[27,[1219561.0]],[29,[1240067.0]],[30,[1237032.0]],[31,[1236546.0]]]});

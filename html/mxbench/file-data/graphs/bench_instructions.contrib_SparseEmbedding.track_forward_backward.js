@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_SparseEmbedding.track_forward_backward.json":[[31,[20456630.0]],[33,[null]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_SparseEmbedding.track_forward_backward.json":[[15,[65501661.0]],[18,[12653042.0]],[21,[12673573.0]],[22,[12723294.0]],[27,[12722329.0]],[29,[24786053.0]],[30,[20458271.0]],[31,[20458018.0]]]});

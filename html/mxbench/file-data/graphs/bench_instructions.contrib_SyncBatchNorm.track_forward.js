@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_SyncBatchNorm.track_forward.json":[[31,[88826569.0]],[33,[171093642.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_SyncBatchNorm.track_forward.json":[[15,[85579923.0]],[18,[82370424.0]],[21,[88819210.0]],[22,[88824353.0]],[27,[88822984.0]],[29,[88837569.0]],[30,[88826140.0]],[31,[88826161.0]],[32,[171093410.0]],[33,[171093570.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_boolean_mask.track_forward.json":[[31,[280460.0]],[33,[272596.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_boolean_mask.track_forward.json":[[18,[1495682.0]],[21,[263338.0]],[22,[268987.0]],[27,[269799.0]],[29,[283415.0]],[30,[280591.0]],[31,[280460.0]],[32,[273215.0]],[33,[273928.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_boolean_mask.track_forward_backward.json":[[31,[3905183.0]],[33,[5442194.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_boolean_mask.track_forward_backward.json":[[18,[7990044.0]],[21,[3730893.0]],[22,[3752088.0]],[27,[3752257.0]],[29,[4967868.0]],[30,[3905271.0]],[31,[3904713.0]],[32,[5433822.0]],[33,[5442864.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_box_encode.track_forward.json":[[31,[3562808.0]],[33,[2242308.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_box_encode.track_forward.json":[[22,[3582050.0]],[27,[3583231.0]],[29,[3513159.0]],[30,[3562876.0]],[31,[3563003.0]],[32,[2241309.0]],[33,[2242924.0]]]});

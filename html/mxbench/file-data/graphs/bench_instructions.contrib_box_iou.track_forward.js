@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_box_iou.track_forward.json":[[31,[46009507.0]],[33,[44899226.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_box_iou.track_forward.json":[[7,[50194834.0]],[15,[50195188.0]],[18,[46958205.0]],[21,[50111040.0]],[22,[50109863.0]],[27,[50110154.0]],[29,[46012172.0]],[30,[46009607.0]],[31,[46009607.0]],[32,[44899249.0]],[33,[44899220.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_box_nms.track_forward.json":[[31,[69680177.0]],[33,[72782297.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_box_nms.track_forward.json":[[7,[70005047.0]],[15,[69848867.0]],[18,[68798069.0]],[21,[70656105.0]],[22,[70647473.0]],[27,[70720703.0]],[29,[69685673.0]],[30,[69681043.0]],[31,[69680882.0]],[32,[72793883.0]],[33,[72784846.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_dgl_adjacency.track_forward.json":[[31,[612398.0]],[33,[444804.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_dgl_adjacency.track_forward.json":[[18,[389916.0]],[21,[528726.0]],[22,[530857.0]],[27,[532523.0]],[29,[615637.0]],[30,[612139.0]],[31,[611797.0]],[32,[444253.0]],[33,[444704.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_div_sqrt_dim.track_forward.json":[[31,[7366034.0]],[33,[1599195.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_div_sqrt_dim.track_forward.json":[[15,[1722829.0]],[18,[740257.0]],[21,[5529636.0]],[22,[5529102.0]],[27,[5529224.0]],[29,[7368183.0]],[30,[7366034.0]],[31,[7366034.0]],[32,[1599204.0]],[33,[1599195.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_edge_id.track_forward.json":[[31,[797793.0]],[33,[805132.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_edge_id.track_forward.json":[[18,[805976.0]],[21,[822572.0]],[22,[829500.0]],[27,[830285.0]],[29,[801329.0]],[30,[797845.0]],[31,[797793.0]],[32,[805441.0]],[33,[805845.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_getnnz.track_forward.json":[[31,[34800.0]],[33,[34118.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_getnnz.track_forward.json":[[18,[18758.0]],[21,[22817.0]],[22,[28413.0]],[27,[28948.0]],[29,[36995.0]],[30,[34507.0]],[31,[34701.0]],[32,[33666.0]],[33,[34118.0]]]});

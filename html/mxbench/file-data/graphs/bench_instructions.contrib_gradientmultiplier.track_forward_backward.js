@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_gradientmultiplier.track_forward_backward.json":[[31,[10135537.0]],[33,[7522641.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_gradientmultiplier.track_forward_backward.json":[[21,[6959533.0]],[22,[6964209.0]],[27,[6984385.0]],[29,[12260859.0]],[30,[10135742.0]],[31,[10135697.0]],[32,[7511875.0]],[33,[7523654.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_group_adagrad_update.track_forward.json":[[31,[6708760.0]],[33,[5754364.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_group_adagrad_update.track_forward.json":[[18,[4764256.0]],[21,[5101000.0]],[22,[5112354.0]],[27,[5112771.0]],[29,[6712400.0]],[30,[6708753.0]],[31,[6708754.0]],[32,[5753887.0]],[33,[5754364.0]]]});

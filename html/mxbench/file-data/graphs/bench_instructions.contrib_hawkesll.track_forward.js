@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_hawkesll.track_forward.json":[[31,[2499036.0]],[33,[2540219.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_hawkesll.track_forward.json":[[21,[2481648.0]],[22,[2482665.0]],[27,[2499520.0]],[29,[2505686.0]],[30,[2500620.0]],[31,[2500902.0]],[32,[2556756.0]],[33,[2542257.0]]]});

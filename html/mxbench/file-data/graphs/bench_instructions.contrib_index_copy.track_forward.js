@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_index_copy.track_forward.json":[[31,[603694.0]],[33,[601400.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_index_copy.track_forward.json":[[18,[647340.0]],[21,[602186.0]],[22,[600786.0]],[27,[602026.0]],[29,[606567.0]],[30,[603694.0]],[31,[603694.0]],[32,[601520.0]],[33,[601400.0]]]});

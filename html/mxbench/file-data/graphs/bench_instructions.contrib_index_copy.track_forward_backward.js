@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_index_copy.track_forward_backward.json":[[31,[5763663.0]],[33,[10477252.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_index_copy.track_forward_backward.json":[[18,[2059630329.0]],[21,[5037245.0]],[22,[5044085.0]],[27,[5043853.0]],[29,[7892813.0]],[30,[5764393.0]],[31,[5763511.0]],[32,[10469592.0]],[33,[10477084.0]]]});

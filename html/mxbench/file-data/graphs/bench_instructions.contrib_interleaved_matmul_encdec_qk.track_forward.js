@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_interleaved_matmul_encdec_qk.track_forward.json":[[31,[50405940.0]],[33,[49625555.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_interleaved_matmul_encdec_qk.track_forward.json":[[22,[49762936.0]],[27,[50979362.0]],[29,[50985383.0]],[30,[50405956.0]],[31,[50405940.0]],[32,[49625500.0]],[33,[49625555.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_interleaved_matmul_encdec_qk.track_forward_backward.json":[[31,[152658339.0]],[33,[156465984.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_interleaved_matmul_encdec_qk.track_forward_backward.json":[[22,[149001442.0]],[27,[156403345.0]],[29,[161391213.0]],[30,[152660802.0]],[31,[152659238.0]],[32,[156457545.0]],[33,[156466492.0]]]});

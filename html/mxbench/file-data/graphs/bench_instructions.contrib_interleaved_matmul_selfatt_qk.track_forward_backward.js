@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_interleaved_matmul_selfatt_qk.track_forward_backward.json":[[31,[156828799.0]],[33,[160640907.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_interleaved_matmul_selfatt_qk.track_forward_backward.json":[[22,[153168419.0]],[27,[160571520.0]],[29,[165558504.0]],[30,[156829408.0]],[31,[156829362.0]],[32,[160628606.0]],[33,[160642521.0]]]});

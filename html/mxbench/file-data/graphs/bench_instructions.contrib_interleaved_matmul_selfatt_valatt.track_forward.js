@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_interleaved_matmul_selfatt_valatt.track_forward.json":[[31,[43016233.0]],[33,[42011103.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_interleaved_matmul_selfatt_valatt.track_forward.json":[[22,[41828456.0]],[27,[44922258.0]],[29,[44928296.0]],[30,[43016233.0]],[31,[43016292.0]],[32,[42011032.0]],[33,[42011087.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_quadratic.track_forward.json":[[31,[11580511.0]],[33,[11579951.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_quadratic.track_forward.json":[[15,[2912569.0]],[18,[1209142.0]],[21,[8946418.0]],[22,[8956890.0]],[27,[8957228.0]],[29,[11582622.0]],[30,[11580488.0]],[31,[11580511.0]],[32,[11580006.0]],[33,[11579951.0]]]});

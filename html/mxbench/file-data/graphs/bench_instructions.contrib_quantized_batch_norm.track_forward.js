@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_quantized_batch_norm.track_forward.json":[[31,[312205145.0]],[33,[254802666.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_quantized_batch_norm.track_forward.json":[[22,[280386722.0]],[27,[280387547.0]],[29,[312205802.0]],[30,[315413743.0]],[31,[312204964.0]],[32,[258008440.0]],[33,[254802696.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_quantized_elemwise_add.track_forward.json":[[31,[11626645.0]],[33,[11609258.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.contrib_quantized_elemwise_add.track_forward.json":[[22,[5969960.0]],[27,[5847218.0]],[29,[5273103.0]],[30,[5271259.0]],[31,[11626197.0]],[32,[5189048.0]],[33,[11608288.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.copyto.track_forward.json":[[31,[2386509.0]],[33,[2640308.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.copyto.track_forward.json":[[6,[474320.0]],[7,[474334.0]],[15,[473864.0]],[18,[603195.0]],[21,[609047.0]],[22,[614196.0]],[27,[614110.0]],[29,[2388273.0]],[30,[2386554.0]],[31,[2386504.0]],[32,[2640255.0]],[33,[2640261.0]]]});

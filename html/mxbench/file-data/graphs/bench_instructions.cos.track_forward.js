@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cos.track_forward.json":[[31,[33953.0]],[33,[34776.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cos.track_forward.json":[[6,[25187.0]],[7,[25076.0]],[15,[26105.0]],[18,[26516.0]],[21,[31926.0]],[22,[31545.0]],[27,[31796.0]],[29,[36108.0]],[30,[34043.0]],[31,[33953.0]],[32,[34786.0]],[33,[34776.0]]]});

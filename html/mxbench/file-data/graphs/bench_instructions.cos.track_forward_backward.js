@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cos.track_forward_backward.json":[[31,[214477.0]],[33,[213229.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cos.track_forward_backward.json":[[6,[173334.0]],[7,[173020.0]],[15,[182060.0]],[18,[183899.0]],[21,[202325.0]],[22,[211112.0]],[27,[209850.0]],[29,[229387.0]],[30,[213737.0]],[31,[213378.0]],[32,[201418.0]],[33,[214461.0]]]});

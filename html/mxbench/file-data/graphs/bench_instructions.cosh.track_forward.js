@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cosh.track_forward.json":[[31,[44157.0]],[33,[44980.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cosh.track_forward.json":[[6,[35391.0]],[7,[35280.0]],[15,[36309.0]],[18,[36720.0]],[21,[42130.0]],[22,[41749.0]],[27,[42000.0]],[29,[46312.0]],[30,[44247.0]],[31,[44157.0]],[32,[44989.0]],[33,[44980.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cosh.track_forward_backward.json":[[31,[247339.0]],[33,[246085.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.cosh.track_forward_backward.json":[[6,[206107.0]],[7,[205777.0]],[15,[214744.0]],[18,[216664.0]],[21,[235178.0]],[22,[243963.0]],[27,[242618.0]],[29,[262235.0]],[30,[246588.0]],[31,[246244.0]],[32,[234269.0]],[33,[247317.0]]]});

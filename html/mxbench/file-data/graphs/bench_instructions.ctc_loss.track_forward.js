@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ctc_loss.track_forward.json":[[31,[196140.0]],[33,[325487.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ctc_loss.track_forward.json":[[18,[183371.0]],[21,[192314.0]],[22,[192140.0]],[27,[192655.0]],[29,[199515.0]],[30,[196260.0]],[31,[195914.0]],[32,[324437.0]],[33,[325409.0]]]});

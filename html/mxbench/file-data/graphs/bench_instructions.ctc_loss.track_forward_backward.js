@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ctc_loss.track_forward_backward.json":[[31,[437143.0]],[33,[558596.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ctc_loss.track_forward_backward.json":[[18,[386110.0]],[21,[417114.0]],[22,[431914.0]],[27,[430835.0]],[29,[457358.0]],[30,[436886.0]],[31,[437150.0]],[32,[552137.0]],[33,[558360.0]]]});

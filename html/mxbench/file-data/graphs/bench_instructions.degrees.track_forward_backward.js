@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.degrees.track_forward_backward.json":[[31,[199065.0]],[33,[194014.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.degrees.track_forward_backward.json":[[6,[156790.0]],[7,[156462.0]],[15,[164926.0]],[18,[165970.0]],[21,[185821.0]],[22,[194651.0]],[27,[193398.0]],[29,[213937.0]],[30,[198211.0]],[31,[197915.0]],[32,[183477.0]],[33,[195255.0]]]});

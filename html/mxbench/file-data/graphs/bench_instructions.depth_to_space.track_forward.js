@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.depth_to_space.track_forward.json":[[31,[50141.0]],[33,[49867.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.depth_to_space.track_forward.json":[[15,[39330.0]],[18,[39718.0]],[21,[45522.0]],[22,[47851.0]],[27,[47912.0]],[29,[52318.0]],[30,[50216.0]],[31,[50126.0]],[32,[49752.0]],[33,[49867.0]]]});

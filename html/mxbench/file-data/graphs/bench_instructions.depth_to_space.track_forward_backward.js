@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.depth_to_space.track_forward_backward.json":[[31,[244894.0]],[33,[244798.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.depth_to_space.track_forward_backward.json":[[15,[205825.0]],[18,[207988.0]],[21,[224725.0]],[22,[241398.0]],[27,[239556.0]],[29,[260545.0]],[30,[245503.0]],[31,[245311.0]],[32,[233455.0]],[33,[245215.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.diag.track_forward.json":[[31,[25637.0]],[33,[26660.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.diag.track_forward.json":[[15,[18118.0]],[18,[19085.0]],[21,[23722.0]],[22,[23435.0]],[27,[23647.0]],[29,[27615.0]],[30,[25536.0]],[31,[25637.0]],[32,[26734.0]],[33,[26660.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.diag.track_forward_backward.json":[[31,[196279.0]],[33,[197695.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.diag.track_forward_backward.json":[[15,[162537.0]],[18,[163087.0]],[21,[176796.0]],[22,[191601.0]],[27,[191819.0]],[29,[215965.0]],[30,[196283.0]],[31,[196230.0]],[32,[187147.0]],[33,[198292.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.dot.track_forward.json":[[31,[37028.0]],[33,[37707.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.dot.track_forward.json":[[6,[27379.0]],[7,[25489.0]],[15,[26199.0]],[18,[26685.0]],[21,[35084.0]],[22,[35019.0]],[27,[35549.0]],[29,[39651.0]],[30,[37099.0]],[31,[37023.0]],[32,[37708.0]],[33,[37707.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.dot.track_forward_backward.json":[[31,[242361.0]],[33,[239817.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.dot.track_forward_backward.json":[[6,[202761.0]],[7,[196696.0]],[15,[202855.0]],[18,[205924.0]],[21,[230077.0]],[22,[239810.0]],[27,[238544.0]],[29,[258447.0]],[30,[241668.0]],[31,[242480.0]],[32,[230938.0]],[33,[239736.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.dot_csr.track_forward.json":[[31,[40222201.0]],[33,[23698898.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.dot_csr.track_forward.json":[[6,[32566713.0]],[7,[32566725.0]],[15,[32566610.0]],[18,[15182923.0]],[21,[14995286.0]],[22,[15001972.0]],[27,[15002579.0]],[29,[40225560.0]],[30,[40221965.0]],[31,[40222205.0]],[32,[23698791.0]],[33,[23699297.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add.track_forward.json":[[31,[57039.0]],[33,[56424.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add.track_forward.json":[[6,[21992.0]],[7,[21926.0]],[15,[68865.0]],[18,[71796.0]],[21,[58109.0]],[22,[53448.0]],[27,[52458.0]],[29,[59683.0]],[30,[57517.0]],[31,[57119.0]],[32,[55402.0]],[33,[56406.0]]]});

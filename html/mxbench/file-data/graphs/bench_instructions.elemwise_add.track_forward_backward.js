@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add.track_forward_backward.json":[[31,[280150.0]],[33,[270630.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add.track_forward_backward.json":[[6,[167552.0]],[7,[181750.0]],[15,[247761.0]],[18,[247869.0]],[21,[253930.0]],[22,[269688.0]],[27,[269072.0]],[29,[299928.0]],[30,[281642.0]],[31,[279866.0]],[32,[260627.0]],[33,[270605.0]]]});

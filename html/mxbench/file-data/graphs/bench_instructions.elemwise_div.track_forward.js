@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_div.track_forward.json":[[31,[31367.0]],[33,[29970.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_div.track_forward.json":[[6,[20371.0]],[7,[20302.0]],[15,[21306.0]],[18,[21007.0]],[21,[29669.0]],[22,[29353.0]],[27,[29308.0]],[29,[34047.0]],[30,[31438.0]],[31,[31362.0]],[32,[30004.0]],[33,[29970.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_div.track_forward_backward.json":[[31,[228677.0]],[33,[218890.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_div.track_forward_backward.json":[[6,[184645.0]],[7,[184197.0]],[15,[190063.0]],[18,[191066.0]],[21,[217495.0]],[22,[224803.0]],[27,[222861.0]],[29,[244450.0]],[30,[227985.0]],[31,[228827.0]],[32,[210085.0]],[33,[218764.0]]]});

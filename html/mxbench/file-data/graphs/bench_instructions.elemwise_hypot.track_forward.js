@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_hypot.track_forward.json":[[31,[43234.0]],[33,[43423.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_hypot.track_forward.json":[[6,[32442.0]],[7,[32376.0]],[15,[33090.0]],[18,[33699.0]],[21,[41587.0]],[22,[41270.0]],[27,[41178.0]],[29,[45998.0]],[30,[43284.0]],[31,[43204.0]],[32,[43428.0]],[33,[43423.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_lesser.track_forward.json":[[31,[31467.0]],[33,[29910.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_lesser.track_forward.json":[[6,[20331.0]],[7,[20203.0]],[15,[20922.0]],[18,[21090.0]],[21,[29778.0]],[22,[29404.0]],[27,[29385.0]],[29,[34199.0]],[30,[31517.0]],[31,[31437.0]],[32,[29926.0]],[33,[29910.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_logical_and.track_forward.json":[[31,[32883.0]],[33,[29997.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_logical_and.track_forward.json":[[15,[23156.0]],[18,[23627.0]],[21,[31379.0]],[22,[30862.0]],[27,[30834.0]],[29,[35436.0]],[30,[32908.0]],[31,[32878.0]],[32,[30004.0]],[33,[29997.0]]]});

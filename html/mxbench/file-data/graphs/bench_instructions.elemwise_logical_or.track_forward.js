@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_logical_or.track_forward.json":[[31,[32995.0]],[33,[29997.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_logical_or.track_forward.json":[[15,[23268.0]],[18,[23739.0]],[21,[31492.0]],[22,[30975.0]],[27,[30946.0]],[29,[35553.0]],[30,[33020.0]],[31,[32990.0]],[32,[30004.0]],[33,[29997.0]]]});

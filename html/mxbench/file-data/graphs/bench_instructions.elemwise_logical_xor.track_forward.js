@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_logical_xor.track_forward.json":[[31,[35140.0]],[33,[30381.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_logical_xor.track_forward.json":[[15,[25298.0]],[18,[25775.0]],[21,[33811.0]],[22,[33295.0]],[27,[33268.0]],[29,[37693.0]],[30,[35165.0]],[31,[35135.0]],[32,[30388.0]],[33,[30381.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_maximum.track_forward.json":[[31,[34029.0]],[33,[33953.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_maximum.track_forward.json":[[6,[21994.0]],[7,[21928.0]],[15,[22642.0]],[18,[22866.0]],[21,[32362.0]],[22,[32046.0]],[27,[31954.0]],[29,[36793.0]],[30,[34079.0]],[31,[33999.0]],[32,[33958.0]],[33,[33953.0]]]});

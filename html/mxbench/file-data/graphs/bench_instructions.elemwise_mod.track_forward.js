@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_mod.track_forward.json":[[31,[56003.0]],[33,[55553.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_mod.track_forward.json":[[6,[45655.0]],[7,[45583.0]],[15,[46297.0]],[18,[46722.0]],[21,[55587.0]],[22,[55178.0]],[27,[55131.0]],[29,[58740.0]],[30,[56053.0]],[31,[55973.0]],[32,[55694.0]],[33,[55553.0]]]});

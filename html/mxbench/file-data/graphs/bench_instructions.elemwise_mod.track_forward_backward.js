@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_mod.track_forward_backward.json":[[31,[253564.0]],[33,[250036.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_mod.track_forward_backward.json":[[6,[211390.0]],[7,[210623.0]],[15,[216935.0]],[18,[219263.0]],[21,[244554.0]],[22,[252102.0]],[27,[249258.0]],[29,[268968.0]],[30,[253653.0]],[31,[253742.0]],[32,[241382.0]],[33,[250103.0]]]});

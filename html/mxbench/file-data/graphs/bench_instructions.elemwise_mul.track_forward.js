@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_mul.track_forward.json":[[31,[32944.0]],[33,[32101.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_mul.track_forward.json":[[6,[21966.0]],[7,[21891.0]],[15,[22750.0]],[18,[22633.0]],[21,[31287.0]],[22,[30964.0]],[27,[30994.0]],[29,[35634.0]],[30,[33015.0]],[31,[32939.0]],[32,[32123.0]],[33,[32101.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_mul.track_forward_backward.json":[[31,[231122.0]],[33,[224043.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_mul.track_forward_backward.json":[[6,[187882.0]],[7,[187214.0]],[15,[193366.0]],[18,[194519.0]],[21,[220122.0]],[22,[227352.0]],[27,[225473.0]],[29,[246952.0]],[30,[230440.0]],[31,[231252.0]],[32,[215010.0]],[33,[223949.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_not_equal.track_forward.json":[[31,[32235.0]],[33,[29910.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_not_equal.track_forward.json":[[6,[20331.0]],[7,[20203.0]],[15,[20922.0]],[18,[21089.0]],[21,[30598.0]],[22,[30224.0]],[27,[30202.0]],[29,[34967.0]],[30,[32285.0]],[31,[32205.0]],[32,[29926.0]],[33,[29910.0]]]});

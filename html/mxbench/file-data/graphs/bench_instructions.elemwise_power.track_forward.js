@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_power.track_forward.json":[[31,[53435.0]],[33,[53092.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_power.track_forward.json":[[6,[42597.0]],[7,[42528.0]],[15,[43253.0]],[18,[43818.0]],[21,[51714.0]],[22,[51444.0]],[27,[51388.0]],[29,[56185.0]],[30,[53485.0]],[31,[53405.0]],[32,[53066.0]],[33,[53092.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_sub.track_forward.json":[[31,[32970.0]],[33,[32161.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_sub.track_forward.json":[[6,[21992.0]],[7,[21926.0]],[15,[22727.0]],[18,[22662.0]],[21,[31314.0]],[22,[30983.0]],[27,[30930.0]],[29,[35666.0]],[30,[33041.0]],[31,[32965.0]],[32,[32184.0]],[33,[32161.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_sub.track_forward_backward.json":[[31,[222770.0]],[33,[215978.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_sub.track_forward_backward.json":[[6,[180004.0]],[7,[179693.0]],[15,[188197.0]],[18,[189327.0]],[21,[212252.0]],[22,[218483.0]],[27,[216743.0]],[29,[238176.0]],[30,[222147.0]],[31,[223020.0]],[32,[206355.0]],[33,[215855.0]]]});

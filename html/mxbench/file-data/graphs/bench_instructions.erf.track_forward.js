@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.erf.track_forward.json":[[31,[44820.0]],[33,[45643.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.erf.track_forward.json":[[18,[37383.0]],[21,[42793.0]],[22,[42412.0]],[27,[42663.0]],[29,[46975.0]],[30,[44910.0]],[31,[44820.0]],[32,[45652.0]],[33,[45643.0]]]});

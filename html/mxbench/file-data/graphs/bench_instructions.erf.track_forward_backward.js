@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.erf.track_forward_backward.json":[[31,[230922.0]],[33,[227867.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.erf.track_forward_backward.json":[[18,[200285.0]],[21,[218718.0]],[22,[227469.0]],[27,[226281.0]],[29,[245797.0]],[30,[230182.0]],[31,[229806.0]],[32,[217288.0]],[33,[229096.0]]]});

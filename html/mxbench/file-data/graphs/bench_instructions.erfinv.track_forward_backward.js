@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.erfinv.track_forward_backward.json":[[31,[234792.0]],[33,[230684.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.erfinv.track_forward_backward.json":[[21,[353371.0]],[22,[286673.0]],[27,[286174.0]],[29,[305631.0]],[30,[233930.0]],[31,[233642.0]],[32,[276283.0]],[33,[231925.0]]]});

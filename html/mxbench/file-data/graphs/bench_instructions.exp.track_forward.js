@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.exp.track_forward.json":[[31,[39179.0]],[33,[40001.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.exp.track_forward.json":[[6,[30413.0]],[7,[30302.0]],[15,[31331.0]],[18,[31742.0]],[21,[37152.0]],[22,[36771.0]],[27,[37022.0]],[29,[41334.0]],[30,[39269.0]],[31,[39179.0]],[32,[40010.0]],[33,[40001.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.exp.track_forward_backward.json":[[31,[212417.0]],[33,[210061.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.exp.track_forward_backward.json":[[6,[170885.0]],[7,[170701.0]],[15,[180177.0]],[18,[181791.0]],[21,[199810.0]],[22,[208611.0]],[27,[207354.0]],[29,[227240.0]],[30,[211634.0]],[31,[211331.0]],[32,[198305.0]],[33,[211293.0]]]});

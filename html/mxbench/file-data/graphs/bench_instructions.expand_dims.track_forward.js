@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.expand_dims.track_forward.json":[[31,[59948.0]],[33,[60112.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.expand_dims.track_forward.json":[[6,[23062.0]],[7,[22927.0]],[15,[23820.0]],[18,[24306.0]],[21,[31140.0]],[22,[53680.0]],[27,[56693.0]],[29,[62028.0]],[30,[60163.0]],[31,[59896.0]],[32,[58510.0]],[33,[59785.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.expand_dims.track_forward_backward.json":[[31,[231013.0]],[33,[230559.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.expand_dims.track_forward_backward.json":[[6,[166808.0]],[7,[166261.0]],[15,[179634.0]],[18,[182245.0]],[21,[192806.0]],[22,[221206.0]],[27,[224443.0]],[29,[247003.0]],[30,[230819.0]],[31,[230577.0]],[32,[218873.0]],[33,[230936.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.expm1.track_forward.json":[[31,[44340.0]],[33,[45180.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.expm1.track_forward.json":[[6,[35615.0]],[7,[35510.0]],[15,[36460.0]],[18,[36883.0]],[21,[42367.0]],[22,[41991.0]],[27,[42228.0]],[29,[46513.0]],[30,[44430.0]],[31,[44340.0]],[32,[45210.0]],[33,[45180.0]]]});

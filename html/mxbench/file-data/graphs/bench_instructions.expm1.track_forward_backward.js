@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.expm1.track_forward_backward.json":[[31,[228811.0]],[33,[226176.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.expm1.track_forward_backward.json":[[6,[187659.0]],[7,[187254.0]],[15,[196120.0]],[18,[198035.0]],[21,[216619.0]],[22,[225496.0]],[27,[224140.0]],[29,[243717.0]],[30,[228079.0]],[31,[227703.0]],[32,[215629.0]],[33,[227406.0]]]});

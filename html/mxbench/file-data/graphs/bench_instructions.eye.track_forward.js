@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.eye.track_forward.json":[[31,[5323606.0]],[33,[4272405.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.eye.track_forward.json":[[15,[4244090.0]],[18,[4245476.0]],[21,[3468518.0]],[22,[3482701.0]],[27,[3483162.0]],[29,[5324724.0]],[30,[5323430.0]],[31,[5323441.0]],[32,[4272417.0]],[33,[4272423.0]]]});

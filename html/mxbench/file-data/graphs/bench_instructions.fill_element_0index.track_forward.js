@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.fill_element_0index.track_forward.json":[[31,[28061.0]],[33,[31513.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.fill_element_0index.track_forward.json":[[6,[18184.0]],[7,[18113.0]],[15,[17781.0]],[18,[17957.0]],[21,[24655.0]],[22,[24871.0]],[27,[25305.0]],[29,[29603.0]],[30,[28774.0]],[31,[28454.0]],[32,[29502.0]],[33,[31451.0]]]});

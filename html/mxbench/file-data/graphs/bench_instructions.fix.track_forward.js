@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.fix.track_forward.json":[[31,[35808.0]],[33,[38008.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.fix.track_forward.json":[[6,[27138.0]],[7,[27033.0]],[15,[27983.0]],[18,[27641.0]],[21,[33246.0]],[22,[32870.0]],[27,[33108.0]],[29,[37981.0]],[30,[35898.0]],[31,[35808.0]],[32,[38038.0]],[33,[38008.0]]]});

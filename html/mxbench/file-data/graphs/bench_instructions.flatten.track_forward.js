@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.flatten.track_forward.json":[[31,[49925.0]],[33,[51028.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.flatten.track_forward.json":[[6,[17773.0]],[7,[17631.0]],[15,[22801.0]],[18,[23265.0]],[21,[35718.0]],[22,[44283.0]],[27,[47292.0]],[29,[51948.0]],[30,[50785.0]],[31,[50403.0]],[32,[49725.0]],[33,[50712.0]]]});

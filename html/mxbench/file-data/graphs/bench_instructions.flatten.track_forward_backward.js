@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.flatten.track_forward_backward.json":[[31,[232404.0]],[33,[233274.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.flatten.track_forward_backward.json":[[6,[159308.0]],[7,[158710.0]],[15,[174300.0]],[18,[176891.0]],[21,[200271.0]],[22,[219958.0]],[27,[223682.0]],[29,[246793.0]],[30,[232137.0]],[31,[232104.0]],[32,[219868.0]],[33,[233497.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.flip.track_forward.json":[[31,[45874.0]],[33,[45153.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.flip.track_forward.json":[[6,[32658.0]],[7,[32545.0]],[15,[34399.0]],[18,[35462.0]],[21,[41168.0]],[22,[43857.0]],[27,[43964.0]],[29,[48839.0]],[30,[46678.0]],[31,[46588.0]],[32,[45545.0]],[33,[45153.0]]]});

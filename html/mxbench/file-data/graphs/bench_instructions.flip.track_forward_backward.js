@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.flip.track_forward_backward.json":[[31,[254474.0]],[33,[255429.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.flip.track_forward_backward.json":[[6,[199680.0]],[7,[199138.0]],[15,[210144.0]],[18,[213562.0]],[21,[228984.0]],[22,[248547.0]],[27,[249641.0]],[29,[269932.0]],[30,[254444.0]],[31,[255400.0]],[32,[243864.0]],[33,[255385.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ftml_update.track_forward.json":[[31,[121202.0]],[33,[113413.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ftml_update.track_forward.json":[[15,[98812.0]],[18,[97211.0]],[21,[112058.0]],[22,[120060.0]],[27,[119217.0]],[29,[125177.0]],[30,[121329.0]],[31,[121112.0]],[32,[111895.0]],[33,[113388.0]]]});

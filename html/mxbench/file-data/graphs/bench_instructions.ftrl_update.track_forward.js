@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ftrl_update.track_forward.json":[[31,[56249.0]],[33,[50801.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ftrl_update.track_forward.json":[[6,[60546.0]],[7,[60361.0]],[15,[59876.0]],[18,[58257.0]],[21,[72050.0]],[22,[55348.0]],[27,[54392.0]],[29,[59638.0]],[30,[56160.0]],[31,[56206.0]],[32,[50754.0]],[33,[50819.0]]]});

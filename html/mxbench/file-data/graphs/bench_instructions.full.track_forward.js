@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.full.track_forward.json":[[31,[5312049.0]],[33,[1113163.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.full.track_forward.json":[[6,[431837.0]],[7,[431768.0]],[15,[433144.0]],[18,[237533.0]],[21,[3453809.0]],[22,[3473967.0]],[27,[3474541.0]],[29,[5314671.0]],[30,[5312143.0]],[31,[5312136.0]],[32,[1115231.0]],[33,[1113163.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.gamma.track_forward.json":[[31,[93389.0]],[33,[94214.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.gamma.track_forward.json":[[6,[84623.0]],[7,[84512.0]],[15,[85541.0]],[18,[85952.0]],[21,[91362.0]],[22,[90981.0]],[27,[91232.0]],[29,[95544.0]],[30,[93479.0]],[31,[93389.0]],[32,[94221.0]],[33,[94214.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.gamma.track_forward_backward.json":[[31,[390659.0]],[33,[383514.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.gamma.track_forward_backward.json":[[6,[351590.0]],[7,[351178.0]],[15,[360196.0]],[18,[358667.0]],[21,[376893.0]],[22,[385733.0]],[27,[384392.0]],[29,[405532.0]],[30,[389914.0]],[31,[389546.0]],[32,[373036.0]],[33,[384752.0]]]});

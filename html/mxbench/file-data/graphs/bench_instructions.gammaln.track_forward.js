@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.gammaln.track_forward.json":[[31,[58474.0]],[33,[59299.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.gammaln.track_forward.json":[[6,[49708.0]],[7,[49597.0]],[15,[50626.0]],[18,[51037.0]],[21,[56447.0]],[22,[56066.0]],[27,[56317.0]],[29,[60629.0]],[30,[58564.0]],[31,[58474.0]],[32,[59308.0]],[33,[59299.0]]]});

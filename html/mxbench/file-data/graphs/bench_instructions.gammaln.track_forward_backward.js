@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.gammaln.track_forward_backward.json":[[31,[289514.0]],[33,[280374.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.gammaln.track_forward_backward.json":[[6,[248715.0]],[7,[248309.0]],[15,[256761.0]],[18,[254895.0]],[21,[273938.0]],[22,[282013.0]],[27,[280608.0]],[29,[304368.0]],[30,[288656.0]],[31,[288359.0]],[32,[269899.0]],[33,[281615.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.gather_nd.track_forward.json":[[31,[31783.0]],[33,[36772.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.gather_nd.track_forward.json":[[6,[20523.0]],[7,[20432.0]],[15,[20634.0]],[18,[20866.0]],[21,[27920.0]],[22,[27634.0]],[27,[30274.0]],[29,[34176.0]],[30,[31682.0]],[31,[31783.0]],[32,[36631.0]],[33,[36772.0]]]});

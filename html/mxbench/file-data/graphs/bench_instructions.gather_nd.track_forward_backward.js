@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.gather_nd.track_forward_backward.json":[[31,[235756.0]],[33,[232106.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.gather_nd.track_forward_backward.json":[[6,[198519.0]],[7,[198045.0]],[15,[195817.0]],[18,[197774.0]],[21,[217329.0]],[22,[232464.0]],[27,[233659.0]],[29,[259513.0]],[30,[236072.0]],[31,[236150.0]],[32,[224638.0]],[33,[230828.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.grad_add.track_forward.json":[[31,[7371867.0]],[33,[1866675.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.grad_add.track_forward.json":[[6,[2644021.0]],[7,[2643955.0]],[15,[2644149.0]],[18,[1071927.0]],[21,[5535758.0]],[22,[5535249.0]],[27,[5535127.0]],[29,[7374570.0]],[30,[7371867.0]],[31,[7371867.0]],[32,[1866697.0]],[33,[1866675.0]]]});

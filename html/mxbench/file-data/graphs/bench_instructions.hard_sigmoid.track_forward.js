@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.hard_sigmoid.track_forward.json":[[31,[29316.0]],[33,[28324.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.hard_sigmoid.track_forward.json":[[15,[21461.0]],[18,[21389.0]],[21,[26896.0]],[22,[26557.0]],[27,[26687.0]],[29,[31486.0]],[30,[29406.0]],[31,[29316.0]],[32,[28333.0]],[33,[28324.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.hard_sigmoid.track_forward_backward.json":[[31,[207559.0]],[33,[204787.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.hard_sigmoid.track_forward_backward.json":[[15,[176905.0]],[18,[177807.0]],[21,[195529.0]],[22,[202068.0]],[27,[201030.0]],[29,[222188.0]],[30,[206739.0]],[31,[206432.0]],[32,[194073.0]],[33,[206036.0]]]});

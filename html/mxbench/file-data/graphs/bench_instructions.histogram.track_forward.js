@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.histogram.track_forward.json":[[31,[42005020.0]],[33,[46204839.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.histogram.track_forward.json":[[15,[37791214.0]],[18,[36743069.0]],[21,[36752099.0]],[22,[36760582.0]],[27,[36760976.0]],[29,[42009216.0]],[30,[42006946.0]],[31,[42006572.0]],[32,[46207964.0]],[33,[46207370.0]]]});

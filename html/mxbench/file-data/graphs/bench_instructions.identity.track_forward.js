@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.identity.track_forward.json":[[31,[40696.0]],[33,[40732.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.identity.track_forward.json":[[6,[18253.0]],[7,[18124.0]],[15,[23067.0]],[18,[23678.0]],[21,[30354.0]],[22,[33866.0]],[27,[35239.0]],[29,[43479.0]],[30,[40551.0]],[31,[40492.0]],[32,[40176.0]],[33,[40722.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_adjust_lighting.track_forward.json":[[31,[336400.0]],[33,[212169.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_adjust_lighting.track_forward.json":[[7,[288040.0]],[15,[288938.0]],[18,[134689.0]],[21,[140007.0]],[22,[147836.0]],[27,[147748.0]],[29,[338577.0]],[30,[336400.0]],[31,[336400.0]],[32,[212110.0]],[33,[212169.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_copy_make_border.track_forward.json":[[31,[108671.0]],[33,[109165.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_copy_make_border.track_forward.json":[[6,[86015.0]],[7,[85648.0]],[15,[89702.0]],[18,[90957.0]],[21,[95412.0]],[22,[106931.0]],[27,[106774.0]],[29,[110564.0]],[30,[108726.0]],[31,[108708.0]],[32,[109110.0]],[33,[109165.0]]]});

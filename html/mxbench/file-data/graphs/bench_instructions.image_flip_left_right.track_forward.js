@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_flip_left_right.track_forward.json":[[31,[2263134.0]],[33,[1762029.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_flip_left_right.track_forward.json":[[7,[2356542.0]],[15,[2356980.0]],[18,[2382524.0]],[21,[2387044.0]],[22,[2386544.0]],[27,[2386694.0]],[29,[2265164.0]],[30,[2263134.0]],[31,[2263134.0]],[32,[1761975.0]],[33,[1762029.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_flip_top_bottom.track_forward.json":[[31,[296743.0]],[33,[164682.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_flip_top_bottom.track_forward.json":[[7,[239622.0]],[15,[240060.0]],[18,[113957.0]],[21,[118470.0]],[22,[117970.0]],[27,[118120.0]],[29,[298773.0]],[30,[296743.0]],[31,[296743.0]],[32,[164628.0]],[33,[164682.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_normalize.track_forward.json":[[31,[18155437.0]],[33,[57913549.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_normalize.track_forward.json":[[21,[15728128.0]],[22,[15745199.0]],[27,[15745542.0]],[29,[18158344.0]],[30,[18156010.0]],[31,[18155659.0]],[32,[57912901.0]],[33,[57913861.0]]]});

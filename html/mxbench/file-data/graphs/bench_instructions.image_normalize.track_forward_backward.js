@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_normalize.track_forward_backward.json":[[31,[46277508.0]],[33,[147504808.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_normalize.track_forward_backward.json":[[21,[39848462.0]],[22,[39946927.0]],[27,[39944118.0]],[29,[48777443.0]],[30,[46277972.0]],[31,[46279109.0]],[32,[147495118.0]],[33,[147506289.0]]]});

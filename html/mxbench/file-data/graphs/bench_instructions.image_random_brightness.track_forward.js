@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_random_brightness.track_forward.json":[[31,[493560.0]],[33,[267399.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_random_brightness.track_forward.json":[[7,[366621.0]],[15,[367171.0]],[18,[160831.0]],[21,[164488.0]],[22,[171689.0]],[27,[171915.0]],[29,[495634.0]],[30,[493559.0]],[31,[493560.0]],[32,[267335.0]],[33,[267398.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_random_contrast.track_forward.json":[[31,[1697739.0]],[33,[806743.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_random_contrast.track_forward.json":[[7,[1307404.0]],[15,[1307954.0]],[18,[1158061.0]],[21,[1161629.0]],[22,[1168979.0]],[27,[1169076.0]],[29,[1699819.0]],[30,[1697738.0]],[31,[1697739.0]],[32,[806679.0]],[33,[806742.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_random_flip_top_bottom.track_forward.json":[[31,[298378.0]],[33,[630788.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_random_flip_top_bottom.track_forward.json":[[7,[621642.0]],[15,[622140.0]],[18,[622610.0]],[21,[627208.0]],[22,[626589.0]],[27,[626860.0]],[29,[630667.0]],[30,[628637.0]],[31,[628637.0]],[32,[167126.0]],[33,[167190.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_random_hue.track_forward.json":[[31,[11853718.0]],[33,[12279684.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_random_hue.track_forward.json":[[7,[13342043.0]],[15,[13342593.0]],[18,[11612158.0]],[21,[9332594.0]],[22,[9390129.0]],[27,[11171579.0]],[29,[11827791.0]],[30,[11825710.0]],[31,[11825711.0]],[32,[12251612.0]],[33,[12251676.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_random_lighting.track_forward.json":[[31,[323538.0]],[33,[198643.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_random_lighting.track_forward.json":[[7,[281641.0]],[15,[282191.0]],[18,[127514.0]],[21,[132002.0]],[22,[135414.0]],[27,[135472.0]],[29,[326106.0]],[30,[323963.0]],[31,[323963.0]],[32,[199003.0]],[33,[199058.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_random_saturation.track_forward.json":[[31,[945089.0]],[33,[1045008.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_random_saturation.track_forward.json":[[7,[818165.0]],[15,[818715.0]],[18,[769175.0]],[21,[772741.0]],[22,[780091.0]],[27,[780188.0]],[29,[947169.0]],[30,[945088.0]],[31,[945089.0]],[32,[1044943.0]],[33,[1045007.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_to_tensor.track_forward.json":[[31,[3036920.0]],[33,[6349489.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.image_to_tensor.track_forward.json":[[7,[1874266.0]],[15,[1874762.0]],[18,[1875032.0]],[21,[2735036.0]],[22,[2733915.0]],[27,[2733982.0]],[29,[3039010.0]],[30,[3036939.0]],[31,[3036915.0]],[32,[6349342.0]],[33,[6349440.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.khatri_rao.track_forward.json":[[31,[84327.0]],[33,[92315.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.khatri_rao.track_forward.json":[[7,[71806.0]],[15,[71646.0]],[18,[69742.0]],[21,[77404.0]],[22,[76914.0]],[27,[77556.0]],[29,[86769.0]],[30,[84467.0]],[31,[84312.0]],[32,[91783.0]],[33,[92304.0]]]});

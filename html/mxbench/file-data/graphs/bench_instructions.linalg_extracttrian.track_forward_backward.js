@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_extracttrian.track_forward_backward.json":[[31,[206975.0]],[33,[209961.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_extracttrian.track_forward_backward.json":[[21,[187650.0]],[22,[201446.0]],[27,[202085.0]],[29,[227665.0]],[30,[207887.0]],[31,[207796.0]],[32,[198711.0]],[33,[209889.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_gelqf.track_forward.json":[[31,[129380.0]],[33,[197373.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_gelqf.track_forward.json":[[6,[121950.0]],[7,[97691.0]],[15,[99172.0]],[18,[99647.0]],[21,[110523.0]],[22,[124828.0]],[27,[125530.0]],[29,[131947.0]],[30,[129630.0]],[31,[129321.0]],[32,[197506.0]],[33,[197323.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_gelqf.track_forward_backward.json":[[31,[367352.0]],[33,[436486.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_gelqf.track_forward_backward.json":[[6,[345367.0]],[7,[305061.0]],[15,[297285.0]],[18,[301742.0]],[21,[330122.0]],[22,[375647.0]],[27,[371092.0]],[29,[403792.0]],[30,[367348.0]],[31,[367861.0]],[32,[428368.0]],[33,[435450.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_gemm.track_forward.json":[[31,[52480.0]],[33,[52374.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_gemm.track_forward.json":[[6,[33277.0]],[7,[32006.0]],[15,[33705.0]],[18,[34449.0]],[21,[42387.0]],[22,[50592.0]],[27,[50644.0]],[29,[55480.0]],[30,[52501.0]],[31,[52600.0]],[32,[52414.0]],[33,[52360.0]]]});

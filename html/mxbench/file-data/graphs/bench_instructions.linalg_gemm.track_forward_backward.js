@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_gemm.track_forward_backward.json":[[31,[319135.0]],[33,[318451.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_gemm.track_forward_backward.json":[[6,[235563.0]],[7,[229444.0]],[15,[235838.0]],[18,[239570.0]],[21,[268488.0]],[22,[318145.0]],[27,[315623.0]],[29,[337553.0]],[30,[319472.0]],[31,[318892.0]],[32,[308524.0]],[33,[318568.0]]]});

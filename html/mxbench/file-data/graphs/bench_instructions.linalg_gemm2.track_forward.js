@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_gemm2.track_forward.json":[[31,[34357.0]],[33,[34199.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_gemm2.track_forward.json":[[6,[25498.0]],[7,[23590.0]],[15,[24546.0]],[18,[24871.0]],[21,[31427.0]],[22,[32223.0]],[27,[32148.0]],[29,[36845.0]],[30,[34428.0]],[31,[34352.0]],[32,[34222.0]],[33,[34199.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_gemm2.track_forward_backward.json":[[31,[242925.0]],[33,[238284.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_gemm2.track_forward_backward.json":[[6,[202291.0]],[7,[196303.0]],[15,[203486.0]],[18,[206404.0]],[21,[229246.0]],[22,[240772.0]],[27,[238242.0]],[29,[258894.0]],[30,[242069.0]],[31,[243074.0]],[32,[229572.0]],[33,[238144.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_inverse.track_forward.json":[[31,[67167.0]],[33,[75062.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_inverse.track_forward.json":[[21,[55057.0]],[22,[65452.0]],[27,[65906.0]],[29,[69617.0]],[30,[67044.0]],[31,[67115.0]],[32,[75057.0]],[33,[74970.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_potrf.track_forward.json":[[31,[39915.0]],[33,[43968.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_potrf.track_forward.json":[[6,[30401.0]],[7,[30009.0]],[15,[31093.0]],[18,[32786.0]],[21,[38454.0]],[22,[37877.0]],[27,[38023.0]],[29,[42226.0]],[30,[40005.0]],[31,[39915.0]],[32,[43979.0]],[33,[43968.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_potrf.track_forward_backward.json":[[31,[234729.0]],[33,[237571.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_potrf.track_forward_backward.json":[[6,[221291.0]],[7,[193192.0]],[15,[202692.0]],[18,[206025.0]],[21,[224588.0]],[22,[249282.0]],[27,[252738.0]],[29,[272900.0]],[30,[233547.0]],[31,[233573.0]],[32,[225588.0]],[33,[238789.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_potri.track_forward.json":[[31,[50477.0]],[33,[55938.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_potri.track_forward.json":[[6,[42414.0]],[7,[41398.0]],[15,[41232.0]],[18,[41851.0]],[21,[48693.0]],[22,[48318.0]],[27,[48479.0]],[29,[52925.0]],[30,[50567.0]],[31,[50477.0]],[32,[55949.0]],[33,[55938.0]]]});

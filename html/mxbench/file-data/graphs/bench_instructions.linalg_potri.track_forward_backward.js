@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_potri.track_forward_backward.json":[[31,[249721.0]],[33,[253765.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_potri.track_forward_backward.json":[[6,[231480.0]],[7,[206212.0]],[15,[213331.0]],[18,[217822.0]],[21,[237641.0]],[22,[257670.0]],[27,[263323.0]],[29,[282555.0]],[30,[249502.0]],[31,[249871.0]],[32,[242082.0]],[33,[254965.0]]]});

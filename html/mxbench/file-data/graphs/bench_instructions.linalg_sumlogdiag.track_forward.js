@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_sumlogdiag.track_forward.json":[[31,[25785.0]],[33,[27142.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_sumlogdiag.track_forward.json":[[6,[18896.0]],[7,[18738.0]],[15,[19247.0]],[18,[19767.0]],[21,[24311.0]],[22,[23604.0]],[27,[24045.0]],[29,[27929.0]],[30,[25912.0]],[31,[25785.0]],[32,[27187.0]],[33,[27142.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_syevd.track_forward.json":[[31,[9153346.0]],[33,[9532853.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_syevd.track_forward.json":[[6,[9797337.0]],[7,[8519694.0]],[15,[8305311.0]],[18,[8267492.0]],[21,[8330306.0]],[22,[9543661.0]],[27,[9453127.0]],[29,[9599217.0]],[30,[9154463.0]],[31,[9154036.0]],[32,[9534841.0]],[33,[9534839.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_syrk.track_forward.json":[[31,[42292.0]],[33,[43823.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_syrk.track_forward.json":[[6,[31635.0]],[7,[30133.0]],[15,[31406.0]],[18,[31876.0]],[21,[36596.0]],[22,[39966.0]],[27,[40272.0]],[29,[44971.0]],[30,[42382.0]],[31,[42292.0]],[32,[43825.0]],[33,[43839.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_syrk.track_forward_backward.json":[[31,[247760.0]],[33,[248896.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_syrk.track_forward_backward.json":[[6,[194879.0]],[7,[189864.0]],[15,[198420.0]],[18,[200369.0]],[21,[216349.0]],[22,[243942.0]],[27,[242486.0]],[29,[263807.0]],[30,[246755.0]],[31,[246781.0]],[32,[237453.0]],[33,[250539.0]]]});

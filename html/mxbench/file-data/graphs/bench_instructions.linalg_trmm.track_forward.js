@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_trmm.track_forward.json":[[31,[34115.0]],[33,[34089.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_trmm.track_forward.json":[[6,[24590.0]],[7,[24484.0]],[15,[25446.0]],[18,[25894.0]],[21,[32505.0]],[22,[31971.0]],[27,[31859.0]],[29,[36477.0]],[30,[34186.0]],[31,[34110.0]],[32,[34112.0]],[33,[34089.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_trmm.track_forward_backward.json":[[31,[246889.0]],[33,[242296.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_trmm.track_forward_backward.json":[[6,[204001.0]],[7,[201906.0]],[15,[208936.0]],[18,[213076.0]],[21,[236023.0]],[22,[243572.0]],[27,[242008.0]],[29,[262692.0]],[30,[245920.0]],[31,[247016.0]],[32,[233763.0]],[33,[242167.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_trsm.track_forward.json":[[31,[33770.0]],[33,[33951.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_trsm.track_forward.json":[[6,[32135.0]],[7,[24114.0]],[15,[24849.0]],[18,[25370.0]],[21,[32005.0]],[22,[39884.0]],[27,[38746.0]],[29,[43364.0]],[30,[33841.0]],[31,[33765.0]],[32,[33974.0]],[33,[33951.0]]]});

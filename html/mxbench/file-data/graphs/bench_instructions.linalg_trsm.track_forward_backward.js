@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_trsm.track_forward_backward.json":[[31,[251834.0]],[33,[246314.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.linalg_trsm.track_forward_backward.json":[[6,[220853.0]],[7,[203578.0]],[15,[212202.0]],[18,[216424.0]],[21,[240320.0]],[22,[264448.0]],[27,[261036.0]],[29,[281424.0]],[30,[250943.0]],[31,[252016.0]],[32,[236404.0]],[33,[246148.0]]]});

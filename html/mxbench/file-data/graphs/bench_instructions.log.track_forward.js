@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log.track_forward.json":[[31,[37387.0]],[33,[38209.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log.track_forward.json":[[6,[28621.0]],[7,[28510.0]],[15,[29539.0]],[18,[29950.0]],[21,[35360.0]],[22,[34979.0]],[27,[35230.0]],[29,[39542.0]],[30,[37477.0]],[31,[37387.0]],[32,[38218.0]],[33,[38209.0]]]});

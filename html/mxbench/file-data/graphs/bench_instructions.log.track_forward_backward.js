@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log.track_forward_backward.json":[[31,[209179.0]],[33,[205400.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log.track_forward_backward.json":[[6,[167810.0]],[7,[167449.0]],[15,[176455.0]],[18,[177818.0]],[21,[196253.0]],[22,[205167.0]],[27,[203868.0]],[29,[224067.0]],[30,[208446.0]],[31,[208058.0]],[32,[194922.0]],[33,[206641.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log10.track_forward.json":[[31,[45835.0]],[33,[46658.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log10.track_forward.json":[[6,[37069.0]],[7,[36958.0]],[15,[37987.0]],[18,[38398.0]],[21,[43808.0]],[22,[43427.0]],[27,[43678.0]],[29,[47990.0]],[30,[45925.0]],[31,[45835.0]],[32,[46666.0]],[33,[46658.0]]]});

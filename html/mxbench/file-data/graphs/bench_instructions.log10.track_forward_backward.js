@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log10.track_forward_backward.json":[[31,[217619.0]],[33,[213841.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log10.track_forward_backward.json":[[6,[176242.0]],[7,[175823.0]],[15,[184930.0]],[18,[186216.0]],[21,[204711.0]],[22,[213617.0]],[27,[212250.0]],[29,[232511.0]],[30,[216890.0]],[31,[216502.0]],[32,[203452.0]],[33,[215078.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log1p.track_forward.json":[[31,[46455.0]],[33,[47293.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log1p.track_forward.json":[[6,[37730.0]],[7,[37625.0]],[15,[38575.0]],[18,[38998.0]],[21,[44482.0]],[22,[44106.0]],[27,[44343.0]],[29,[48628.0]],[30,[46545.0]],[31,[46455.0]],[32,[47322.0]],[33,[47293.0]]]});

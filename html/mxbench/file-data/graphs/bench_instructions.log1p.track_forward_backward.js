@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log1p.track_forward_backward.json":[[31,[219078.0]],[33,[214678.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log1p.track_forward_backward.json":[[6,[177029.0]],[7,[176624.0]],[15,[185578.0]],[18,[186836.0]],[21,[205691.0]],[22,[214602.0]],[27,[213252.0]],[29,[233980.0]],[30,[218341.0]],[31,[217967.0]],[32,[204229.0]],[33,[215911.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log2.track_forward.json":[[31,[37131.0]],[33,[37954.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log2.track_forward.json":[[6,[28365.0]],[7,[28254.0]],[15,[29283.0]],[18,[29694.0]],[21,[35104.0]],[22,[34723.0]],[27,[34974.0]],[29,[39286.0]],[30,[37221.0]],[31,[37131.0]],[32,[37962.0]],[33,[37954.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log2.track_forward_backward.json":[[31,[208989.0]],[33,[205211.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log2.track_forward_backward.json":[[6,[167596.0]],[7,[167187.0]],[15,[176216.0]],[18,[177494.0]],[21,[196013.0]],[22,[204911.0]],[27,[203606.0]],[29,[223868.0]],[30,[208247.0]],[31,[207878.0]],[32,[194746.0]],[33,[206444.0]]]});

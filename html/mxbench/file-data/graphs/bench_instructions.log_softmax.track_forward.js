@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log_softmax.track_forward.json":[[31,[62879.0]],[33,[63821.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log_softmax.track_forward.json":[[6,[55785.0]],[7,[55659.0]],[15,[56903.0]],[18,[57321.0]],[21,[64505.0]],[22,[67967.0]],[27,[67999.0]],[29,[65139.0]],[30,[63020.0]],[31,[62922.0]],[32,[61977.0]],[33,[63539.0]]]});

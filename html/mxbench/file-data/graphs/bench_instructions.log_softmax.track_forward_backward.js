@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log_softmax.track_forward_backward.json":[[31,[296061.0]],[33,[294735.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.log_softmax.track_forward_backward.json":[[6,[222354.0]],[7,[221926.0]],[15,[232274.0]],[18,[233802.0]],[21,[255088.0]],[22,[275131.0]],[27,[273245.0]],[29,[313759.0]],[30,[292153.0]],[31,[295402.0]],[32,[277327.0]],[33,[294211.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.logical_not.track_forward.json":[[31,[27708.0]],[33,[26883.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.logical_not.track_forward.json":[[15,[18613.0]],[18,[18876.0]],[21,[25781.0]],[22,[25276.0]],[27,[25512.0]],[29,[29816.0]],[30,[27718.0]],[31,[27536.0]],[32,[26888.0]],[33,[26883.0]]]});

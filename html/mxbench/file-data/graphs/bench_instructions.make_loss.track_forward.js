@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.make_loss.track_forward.json":[[31,[26460.0]],[33,[27625.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.make_loss.track_forward.json":[[6,[18253.0]],[7,[18124.0]],[15,[18940.0]],[18,[19443.0]],[21,[25438.0]],[22,[24293.0]],[27,[24959.0]],[29,[28713.0]],[30,[26550.0]],[31,[26460.0]],[32,[27657.0]],[33,[27625.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.max.track_forward.json":[[31,[49412.0]],[33,[58810.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.max.track_forward.json":[[6,[34596.0]],[7,[35287.0]],[15,[36387.0]],[18,[36980.0]],[21,[44882.0]],[22,[46288.0]],[27,[48115.0]],[29,[51534.0]],[30,[49291.0]],[31,[49407.0]],[32,[58695.0]],[33,[59036.0]]]});

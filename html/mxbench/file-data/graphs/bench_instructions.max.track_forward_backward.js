@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.max.track_forward_backward.json":[[31,[281806.0]],[33,[283706.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.max.track_forward_backward.json":[[6,[217099.0]],[7,[217328.0]],[15,[218891.0]],[18,[218672.0]],[21,[249231.0]],[22,[277072.0]],[27,[282105.0]],[29,[296853.0]],[30,[283009.0]],[31,[281947.0]],[32,[272214.0]],[33,[284068.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.mean.track_forward.json":[[31,[53840.0]],[33,[67768.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.mean.track_forward.json":[[6,[36986.0]],[7,[37844.0]],[15,[38968.0]],[18,[39440.0]],[21,[47495.0]],[22,[50635.0]],[27,[52568.0]],[29,[56036.0]],[30,[53774.0]],[31,[53830.0]],[32,[66096.0]],[33,[67375.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.mean.track_forward_backward.json":[[31,[262150.0]],[33,[278930.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.mean.track_forward_backward.json":[[6,[205893.0]],[7,[206115.0]],[15,[206981.0]],[18,[209205.0]],[21,[230903.0]],[22,[271966.0]],[27,[276784.0]],[29,[276423.0]],[30,[262288.0]],[31,[261979.0]],[32,[266638.0]],[33,[279170.0]]]});

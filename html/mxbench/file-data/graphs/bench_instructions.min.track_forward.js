@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.min.track_forward.json":[[31,[49428.0]],[33,[58842.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.min.track_forward.json":[[6,[34587.0]],[7,[35278.0]],[15,[36378.0]],[18,[36971.0]],[21,[44873.0]],[22,[46304.0]],[27,[48131.0]],[29,[51550.0]],[30,[49307.0]],[31,[49423.0]],[32,[58727.0]],[33,[59068.0]]]});

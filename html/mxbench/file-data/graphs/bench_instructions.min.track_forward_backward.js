@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.min.track_forward_backward.json":[[31,[281674.0]],[33,[283718.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.min.track_forward_backward.json":[[6,[217074.0]],[7,[217042.0]],[15,[218882.0]],[18,[218526.0]],[21,[248930.0]],[22,[276929.0]],[27,[281976.0]],[29,[296713.0]],[30,[282874.0]],[31,[281823.0]],[32,[272218.0]],[33,[284080.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.mp_lamb_update_phase1.track_forward.json":[[31,[101882.0]],[33,[94952.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.mp_lamb_update_phase1.track_forward.json":[[22,[76576.0]],[27,[75852.0]],[29,[105874.0]],[30,[101808.0]],[31,[101552.0]],[32,[93456.0]],[33,[94868.0]]]});

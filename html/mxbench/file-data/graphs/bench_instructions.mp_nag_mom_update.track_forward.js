@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.mp_nag_mom_update.track_forward.json":[[31,[71771.0]],[33,[64995.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.mp_nag_mom_update.track_forward.json":[[21,[46355.0]],[22,[55962.0]],[27,[55141.0]],[29,[75193.0]],[30,[71763.0]],[31,[71769.0]],[32,[64437.0]],[33,[65007.0]]]});

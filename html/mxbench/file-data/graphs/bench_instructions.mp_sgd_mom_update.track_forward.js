@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.mp_sgd_mom_update.track_forward.json":[[31,[70130.0]],[33,[64610.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.mp_sgd_mom_update.track_forward.json":[[6,[57135.0]],[7,[56988.0]],[15,[56643.0]],[18,[34639.0]],[21,[46195.0]],[22,[54837.0]],[27,[54017.0]],[29,[73546.0]],[30,[70126.0]],[31,[70128.0]],[32,[64331.0]],[33,[64634.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.mp_sgd_update.track_forward.json":[[31,[57373.0]],[33,[54526.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.mp_sgd_update.track_forward.json":[[6,[50807.0]],[7,[50677.0]],[15,[50459.0]],[18,[28356.0]],[21,[37443.0]],[22,[42346.0]],[27,[41452.0]],[29,[60333.0]],[30,[57391.0]],[31,[57373.0]],[32,[54213.0]],[33,[54526.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.multi_all_finite.track_forward.json":[[31,[160972.0]],[33,[161211.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.multi_all_finite.track_forward.json":[[21,[158220.0]],[22,[161050.0]],[27,[161524.0]],[29,[164424.0]],[30,[161190.0]],[31,[161085.0]],[32,[160237.0]],[33,[161229.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.multi_mp_sgd_mom_update.track_forward.json":[[31,[277803.0]],[33,[250062.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.multi_mp_sgd_mom_update.track_forward.json":[[21,[192585.0]],[22,[222593.0]],[27,[216971.0]],[29,[306786.0]],[30,[277757.0]],[31,[277796.0]],[32,[249736.0]],[33,[250154.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.multi_mp_sgd_update.track_forward.json":[[31,[248411.0]],[33,[223445.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.multi_mp_sgd_update.track_forward.json":[[21,[166965.0]],[22,[192284.0]],[27,[187573.0]],[29,[272434.0]],[30,[248470.0]],[31,[248501.0]],[32,[222705.0]],[33,[223231.0]]]});

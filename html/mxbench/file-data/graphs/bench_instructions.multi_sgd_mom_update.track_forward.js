@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.multi_sgd_mom_update.track_forward.json":[[31,[188028.0]],[33,[170520.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.multi_sgd_mom_update.track_forward.json":[[21,[163795.0]],[22,[193747.0]],[27,[190691.0]],[29,[212065.0]],[30,[187938.0]],[31,[187974.0]],[32,[169952.0]],[33,[170506.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.nag_mom_update.track_forward.json":[[31,[53652.0]],[33,[46774.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.nag_mom_update.track_forward.json":[[21,[41485.0]],[22,[52657.0]],[27,[51831.0]],[29,[56623.0]],[30,[53606.0]],[31,[53652.0]],[32,[46725.0]],[33,[46768.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.nanprod.track_forward.json":[[31,[48890.0]],[33,[57934.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.nanprod.track_forward.json":[[6,[33839.0]],[7,[34530.0]],[15,[35630.0]],[18,[36224.0]],[21,[43906.0]],[22,[45883.0]],[27,[47725.0]],[29,[50998.0]],[30,[48769.0]],[31,[48885.0]],[32,[58025.0]],[33,[58160.0]]]});

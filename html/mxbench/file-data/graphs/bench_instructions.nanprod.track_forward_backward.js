@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.nanprod.track_forward_backward.json":[[31,[281681.0]],[33,[282997.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.nanprod.track_forward_backward.json":[[6,[216498.0]],[7,[216548.0]],[15,[218351.0]],[18,[217569.0]],[21,[248108.0]],[22,[276708.0]],[27,[281560.0]],[29,[296500.0]],[30,[282727.0]],[31,[281686.0]],[32,[271583.0]],[33,[283405.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.nansum.track_forward.json":[[31,[50746.0]],[33,[61685.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.nansum.track_forward.json":[[6,[35757.0]],[7,[36448.0]],[15,[37548.0]],[18,[37666.0]],[21,[45365.0]],[22,[47364.0]],[27,[49184.0]],[29,[52854.0]],[30,[50625.0]],[31,[50741.0]],[32,[61725.0]],[33,[61911.0]]]});

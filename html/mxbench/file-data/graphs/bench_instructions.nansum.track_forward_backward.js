@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.nansum.track_forward_backward.json":[[31,[282411.0]],[33,[285798.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.nansum.track_forward_backward.json":[[6,[210747.0]],[7,[210806.0]],[15,[212473.0]],[18,[214187.0]],[21,[248588.0]],[22,[277230.0]],[27,[281879.0]],[29,[297235.0]],[30,[283433.0]],[31,[282424.0]],[32,[274334.0]],[33,[286206.0]]]});

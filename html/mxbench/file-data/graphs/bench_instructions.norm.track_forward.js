@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.norm.track_forward.json":[[31,[60771.0]],[33,[73115.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.norm.track_forward.json":[[15,[44752.0]],[18,[45000.0]],[21,[52655.0]],[22,[57422.0]],[27,[59165.0]],[29,[62856.0]],[30,[60606.0]],[31,[60766.0]],[32,[73946.0]],[33,[73126.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.norm.track_forward_backward.json":[[31,[321159.0]],[33,[326814.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.norm.track_forward_backward.json":[[15,[239976.0]],[18,[241880.0]],[21,[271472.0]],[22,[316914.0]],[27,[319785.0]],[29,[336804.0]],[30,[321522.0]],[31,[321206.0]],[32,[317832.0]],[33,[327258.0]]]});

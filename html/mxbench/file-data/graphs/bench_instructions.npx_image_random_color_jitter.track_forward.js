@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.npx_image_random_color_jitter.track_forward.json":[[31,[130148.0]],[33,[135438.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.npx_image_random_color_jitter.track_forward.json":[[22,[111009.0]],[27,[120380.0]],[29,[132280.0]],[30,[130032.0]],[31,[130030.0]],[32,[135173.0]],[33,[135437.0]]]});

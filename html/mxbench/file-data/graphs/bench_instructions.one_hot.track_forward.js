@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.one_hot.track_forward.json":[[31,[36045.0]],[33,[38892.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.one_hot.track_forward.json":[[6,[24404.0]],[7,[24323.0]],[15,[25683.0]],[18,[25924.0]],[21,[31342.0]],[22,[33943.0]],[27,[34355.0]],[29,[37989.0]],[30,[36056.0]],[31,[35866.0]],[32,[38884.0]],[33,[38853.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ones.track_forward.json":[[31,[5299140.0]],[33,[1104021.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ones.track_forward.json":[[6,[429829.0]],[7,[429768.0]],[15,[430369.0]],[18,[251097.0]],[21,[3450557.0]],[22,[3460196.0]],[27,[3460924.0]],[29,[5300822.0]],[30,[5299276.0]],[31,[5299238.0]],[32,[1104246.0]],[33,[1104021.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ones_like.track_forward.json":[[31,[26851.0]],[33,[26833.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ones_like.track_forward.json":[[6,[17433.0]],[7,[17323.0]],[15,[18360.0]],[18,[18720.0]],[21,[24931.0]],[22,[24376.0]],[27,[24806.0]],[29,[29043.0]],[30,[26941.0]],[31,[26851.0]],[32,[26841.0]],[33,[26833.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.pad.track_forward.json":[[31,[99250.0]],[33,[110173.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.pad.track_forward.json":[[6,[79311.0]],[7,[79238.0]],[15,[76424.0]],[18,[74236.0]],[21,[84159.0]],[22,[95391.0]],[27,[96066.0]],[29,[103846.0]],[30,[99305.0]],[31,[99258.0]],[32,[111718.0]],[33,[110321.0]]]});

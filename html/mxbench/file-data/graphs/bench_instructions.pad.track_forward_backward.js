@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.pad.track_forward_backward.json":[[31,[305512.0]],[33,[312119.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.pad.track_forward_backward.json":[[6,[263263.0]],[7,[263011.0]],[15,[260954.0]],[18,[256428.0]],[21,[278906.0]],[22,[298038.0]],[27,[296711.0]],[29,[329067.0]],[30,[305223.0]],[31,[304794.0]],[32,[305054.0]],[33,[311528.0]]]});

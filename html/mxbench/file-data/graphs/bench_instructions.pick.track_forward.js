@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.pick.track_forward.json":[[31,[36737.0]],[33,[37927.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.pick.track_forward.json":[[6,[25062.0]],[7,[24972.0]],[15,[25324.0]],[18,[25842.0]],[21,[31847.0]],[22,[35130.0]],[27,[35036.0]],[29,[39203.0]],[30,[36830.0]],[31,[36737.0]],[32,[37924.0]],[33,[37927.0]]]});

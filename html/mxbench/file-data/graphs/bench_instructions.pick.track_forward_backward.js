@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.pick.track_forward_backward.json":[[31,[269433.0]],[33,[264116.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.pick.track_forward_backward.json":[[6,[217159.0]],[7,[216559.0]],[15,[215314.0]],[18,[217306.0]],[21,[234197.0]],[22,[265038.0]],[27,[266380.0]],[29,[291008.0]],[30,[268822.0]],[31,[268441.0]],[32,[257179.0]],[33,[264277.0]]]});

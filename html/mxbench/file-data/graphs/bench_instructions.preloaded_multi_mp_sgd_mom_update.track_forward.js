@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.preloaded_multi_mp_sgd_mom_update.track_forward.json":[[31,[240832.0]],[33,[214158.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.preloaded_multi_mp_sgd_mom_update.track_forward.json":[[22,[185327.0]],[27,[179798.0]],[29,[272667.0]],[30,[240813.0]],[31,[240851.0]],[32,[216364.0]],[33,[214116.0]]]});

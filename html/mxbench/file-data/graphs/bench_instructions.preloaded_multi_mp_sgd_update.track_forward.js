@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.preloaded_multi_mp_sgd_update.track_forward.json":[[31,[209394.0]],[33,[189287.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.preloaded_multi_mp_sgd_update.track_forward.json":[[22,[153115.0]],[27,[148682.0]],[29,[236167.0]],[30,[209310.0]],[31,[209389.0]],[32,[189824.0]],[33,[189434.0]]]});

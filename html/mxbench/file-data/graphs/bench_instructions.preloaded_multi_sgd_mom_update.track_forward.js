@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.preloaded_multi_sgd_mom_update.track_forward.json":[[31,[152577.0]],[33,[136209.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.preloaded_multi_sgd_mom_update.track_forward.json":[[22,[158149.0]],[27,[155065.0]],[29,[177350.0]],[30,[152692.0]],[31,[152569.0]],[32,[135677.0]],[33,[136152.0]]]});

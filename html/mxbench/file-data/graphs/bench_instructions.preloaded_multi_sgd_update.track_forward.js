@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.preloaded_multi_sgd_update.track_forward.json":[[31,[123233.0]],[33,[111755.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.preloaded_multi_sgd_update.track_forward.json":[[22,[126575.0]],[27,[123683.0]],[29,[145072.0]],[30,[123181.0]],[31,[123233.0]],[32,[110209.0]],[33,[111771.0]]]});

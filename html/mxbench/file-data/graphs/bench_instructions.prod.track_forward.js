@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.prod.track_forward.json":[[31,[48216.0]],[33,[56554.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.prod.track_forward.json":[[6,[33149.0]],[7,[33840.0]],[15,[34940.0]],[18,[35534.0]],[21,[43232.0]],[22,[45209.0]],[27,[47051.0]],[29,[50324.0]],[30,[48095.0]],[31,[48211.0]],[32,[56669.0]],[33,[56780.0]]]});

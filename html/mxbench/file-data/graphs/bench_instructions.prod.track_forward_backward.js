@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.prod.track_forward_backward.json":[[31,[278781.0]],[33,[280286.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.prod.track_forward_backward.json":[[6,[211692.0]],[7,[211940.0]],[15,[213769.0]],[18,[215860.0]],[21,[246044.0]],[22,[274460.0]],[27,[279363.0]],[29,[293797.0]],[30,[279975.0]],[31,[278919.0]],[32,[269364.0]],[33,[280660.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.radians.track_forward.json":[[31,[27340.0]],[33,[27043.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.radians.track_forward.json":[[6,[17975.0]],[7,[17870.0]],[15,[18820.0]],[18,[19001.0]],[21,[25113.0]],[22,[24737.0]],[27,[24974.0]],[29,[29513.0]],[30,[27430.0]],[31,[27340.0]],[32,[27073.0]],[33,[27043.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.radians.track_forward_backward.json":[[31,[198985.0]],[33,[194005.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.radians.track_forward_backward.json":[[6,[156795.0]],[7,[156387.0]],[15,[165000.0]],[18,[165971.0]],[21,[185823.0]],[22,[194648.0]],[27,[193400.0]],[29,[213861.0]],[30,[198134.0]],[31,[197837.0]],[32,[183631.0]],[33,[195246.0]]]});

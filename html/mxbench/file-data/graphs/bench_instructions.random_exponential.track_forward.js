@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_exponential.track_forward.json":[[31,[90616.0]],[33,[96774.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_exponential.track_forward.json":[[6,[69993.0]],[7,[69917.0]],[15,[69691.0]],[18,[71202.0]],[21,[76183.0]],[22,[88933.0]],[27,[89418.0]],[29,[92340.0]],[30,[90788.0]],[31,[90598.0]],[32,[96962.0]],[33,[96762.0]]]});

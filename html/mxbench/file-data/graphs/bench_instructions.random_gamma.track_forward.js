@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_gamma.track_forward.json":[[31,[172813.0]],[33,[179654.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_gamma.track_forward.json":[[6,[145176.0]],[7,[145373.0]],[15,[146324.0]],[18,[146124.0]],[21,[149983.0]],[22,[164217.0]],[27,[168825.0]],[29,[174560.0]],[30,[173047.0]],[31,[172927.0]],[32,[180539.0]],[33,[179628.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_gamma_like.track_forward.json":[[31,[503825593.0]],[33,[500308129.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_gamma_like.track_forward.json":[[15,[479830539.0]],[18,[452219098.0]],[21,[452225640.0]],[22,[436624724.0]],[27,[455795082.0]],[29,[503915056.0]],[30,[503913010.0]],[31,[503912871.0]],[32,[503578790.0]],[33,[500384879.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_normal.track_forward.json":[[31,[125350.0]],[33,[137734.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_normal.track_forward.json":[[6,[97548.0]],[7,[97498.0]],[15,[97041.0]],[18,[93488.0]],[21,[99463.0]],[22,[114354.0]],[27,[115173.0]],[29,[127088.0]],[30,[125572.0]],[31,[125372.0]],[32,[138123.0]],[33,[137692.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_normal_like.track_forward.json":[[31,[232252177.0]],[33,[258365616.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_normal_like.track_forward.json":[[15,[219855376.0]],[18,[206921847.0]],[21,[204839458.0]],[22,[194160986.0]],[27,[196829644.0]],[29,[230067138.0]],[30,[230065092.0]],[31,[230064953.0]],[32,[257401791.0]],[33,[256367400.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_pdf_generalized_negative_binomial.track_forward.json":[[31,[201771.0]],[33,[177622.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_pdf_generalized_negative_binomial.track_forward.json":[[22,[198989.0]],[27,[199991.0]],[29,[204646.0]],[30,[201871.0]],[31,[201599.0]],[32,[177177.0]],[33,[177622.0]]]});

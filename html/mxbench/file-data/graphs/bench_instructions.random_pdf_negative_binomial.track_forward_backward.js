@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_pdf_negative_binomial.track_forward_backward.json":[[31,[488971.0]],[33,[459491.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_pdf_negative_binomial.track_forward_backward.json":[[22,[480467.0]],[27,[480769.0]],[29,[511987.0]],[30,[488058.0]],[31,[488052.0]],[32,[453595.0]],[33,[460309.0]]]});

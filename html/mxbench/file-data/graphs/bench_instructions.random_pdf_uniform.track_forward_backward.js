@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_pdf_uniform.track_forward_backward.json":[[31,[285112.0]],[33,[295625.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_pdf_uniform.track_forward_backward.json":[[22,[281905.0]],[27,[283070.0]],[29,[303001.0]],[30,[284422.0]],[31,[285245.0]],[32,[285268.0]],[33,[294516.0]]]});

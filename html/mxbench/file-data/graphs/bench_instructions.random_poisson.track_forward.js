@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_poisson.track_forward.json":[[31,[153397.0]],[33,[156507.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_poisson.track_forward.json":[[6,[132105.0]],[7,[132023.0]],[15,[132924.0]],[18,[123193.0]],[21,[132102.0]],[22,[141381.0]],[27,[143599.0]],[29,[154949.0]],[30,[153561.0]],[31,[153379.0]],[32,[156718.0]],[33,[156501.0]]]});

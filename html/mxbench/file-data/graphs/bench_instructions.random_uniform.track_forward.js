@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_uniform.track_forward.json":[[31,[83888.0]],[33,[89567.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_uniform.track_forward.json":[[6,[58570.0]],[7,[58480.0]],[15,[58325.0]],[18,[59055.0]],[21,[64021.0]],[22,[80798.0]],[27,[81154.0]],[29,[85502.0]],[30,[84075.0]],[31,[83984.0]],[32,[89747.0]],[33,[89564.0]]]});

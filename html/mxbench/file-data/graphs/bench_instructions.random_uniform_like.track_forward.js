@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_uniform_like.track_forward.json":[[31,[76318344.0]],[33,[76499255.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.random_uniform_like.track_forward.json":[[15,[67613858.0]],[18,[64047918.0]],[21,[63534261.0]],[22,[59336430.0]],[27,[60387235.0]],[29,[65450551.0]],[30,[65448503.0]],[31,[65448364.0]],[32,[66581766.0]],[33,[66584691.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ravel_multi_index.track_forward.json":[[31,[39769.0]],[33,[45179.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.ravel_multi_index.track_forward.json":[[15,[28303.0]],[18,[28659.0]],[21,[33917.0]],[22,[37426.0]],[27,[38076.0]],[29,[41776.0]],[30,[39622.0]],[31,[39769.0]],[32,[45619.0]],[33,[45179.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rcbrt.track_forward.json":[[31,[59386.0]],[33,[60217.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rcbrt.track_forward.json":[[6,[50623.0]],[7,[50512.0]],[15,[51541.0]],[18,[51951.0]],[21,[57413.0]],[22,[57032.0]],[27,[57283.0]],[29,[61541.0]],[30,[59476.0]],[31,[59386.0]],[32,[60226.0]],[33,[60217.0]]]});

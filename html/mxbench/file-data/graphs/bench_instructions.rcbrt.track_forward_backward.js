@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rcbrt.track_forward_backward.json":[[31,[264919.0]],[33,[262200.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rcbrt.track_forward_backward.json":[[6,[223884.0]],[7,[223454.0]],[15,[232622.0]],[18,[234037.0]],[21,[252580.0]],[22,[261382.0]],[27,[260153.0]],[29,[279800.0]],[30,[264179.0]],[31,[263811.0]],[32,[251802.0]],[33,[263439.0]]]});

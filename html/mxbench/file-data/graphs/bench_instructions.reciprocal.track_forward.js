@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.reciprocal.track_forward.json":[[31,[27146.0]],[33,[26899.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.reciprocal.track_forward.json":[[6,[17802.0]],[7,[17691.0]],[15,[18720.0]],[18,[18826.0]],[21,[24862.0]],[22,[24484.0]],[27,[24735.0]],[29,[29301.0]],[30,[27236.0]],[31,[27146.0]],[32,[26908.0]],[33,[26899.0]]]});

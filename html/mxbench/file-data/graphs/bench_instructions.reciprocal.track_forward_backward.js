@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.reciprocal.track_forward_backward.json":[[31,[199627.0]],[33,[194037.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.reciprocal.track_forward_backward.json":[[6,[156914.0]],[7,[156496.0]],[15,[165202.0]],[18,[165800.0]],[21,[186202.0]],[22,[194988.0]],[27,[193756.0]],[29,[214481.0]],[30,[198764.0]],[31,[198467.0]],[32,[183635.0]],[33,[195278.0]]]});

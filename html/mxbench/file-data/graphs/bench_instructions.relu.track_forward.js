@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.relu.track_forward.json":[[31,[28108.0]],[33,[28688.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.relu.track_forward.json":[[6,[18117.0]],[7,[18012.0]],[15,[18962.0]],[18,[19032.0]],[21,[26187.0]],[22,[25834.0]],[27,[26048.0]],[29,[30281.0]],[30,[28198.0]],[31,[28108.0]],[32,[28719.0]],[33,[28688.0]]]});

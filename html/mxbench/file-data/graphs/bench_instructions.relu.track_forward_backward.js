@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.relu.track_forward_backward.json":[[31,[204293.0]],[33,[201084.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.relu.track_forward_backward.json":[[6,[159033.0]],[7,[158624.0]],[15,[168170.0]],[18,[169112.0]],[21,[191091.0]],[22,[200028.0]],[27,[198521.0]],[29,[219181.0]],[30,[203549.0]],[31,[203189.0]],[32,[189463.0]],[33,[202316.0]]]});

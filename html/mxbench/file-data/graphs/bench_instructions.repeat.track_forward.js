@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.repeat.track_forward.json":[[31,[55005.0]],[33,[55344.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.repeat.track_forward.json":[[6,[41563.0]],[7,[41501.0]],[15,[43219.0]],[18,[43233.0]],[21,[52176.0]],[22,[63307.0]],[27,[64087.0]],[29,[57060.0]],[30,[54822.0]],[31,[54855.0]],[32,[55818.0]],[33,[55344.0]]]});

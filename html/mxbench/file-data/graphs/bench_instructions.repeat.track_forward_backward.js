@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.repeat.track_forward_backward.json":[[31,[302259.0]],[33,[317316.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.repeat.track_forward_backward.json":[[6,[229485.0]],[7,[230660.0]],[15,[240316.0]],[18,[242427.0]],[21,[263616.0]],[22,[306811.0]],[27,[306536.0]],[29,[321371.0]],[30,[301915.0]],[31,[302064.0]],[32,[309019.0]],[33,[317794.0]]]});

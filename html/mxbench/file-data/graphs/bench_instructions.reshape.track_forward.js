@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.reshape.track_forward.json":[[31,[66068.0]],[33,[65588.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.reshape.track_forward.json":[[6,[26760.0]],[7,[26618.0]],[15,[27648.0]],[18,[28375.0]],[21,[48542.0]],[22,[60570.0]],[27,[63148.0]],[29,[68396.0]],[30,[66479.0]],[31,[66362.0]],[32,[64402.0]],[33,[65261.0]]]});

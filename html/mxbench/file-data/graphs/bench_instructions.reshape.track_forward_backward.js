@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.reshape.track_forward_backward.json":[[31,[236422.0]],[33,[235394.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.reshape.track_forward_backward.json":[[6,[170363.0]],[7,[169809.0]],[15,[183932.0]],[18,[186222.0]],[21,[210101.0]],[22,[227527.0]],[27,[230392.0]],[29,[252724.0]],[30,[236594.0]],[31,[236399.0]],[32,[223553.0]],[33,[235771.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.reshape_like.track_forward.json":[[31,[30308.0]],[33,[31567.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.reshape_like.track_forward.json":[[6,[19692.0]],[7,[19594.0]],[15,[21522.0]],[18,[21910.0]],[21,[29250.0]],[22,[28030.0]],[27,[29093.0]],[29,[32774.0]],[30,[30298.0]],[31,[30303.0]],[32,[31679.0]],[33,[31567.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.reshape_like.track_forward_backward.json":[[31,[240109.0]],[33,[230793.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.reshape_like.track_forward_backward.json":[[6,[191466.0]],[7,[191038.0]],[15,[201285.0]],[18,[203701.0]],[21,[222358.0]],[22,[231775.0]],[27,[233864.0]],[29,[256527.0]],[30,[239484.0]],[31,[240057.0]],[32,[223036.0]],[33,[230723.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rint.track_forward.json":[[31,[32994.0]],[33,[37141.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rint.track_forward.json":[[6,[24305.0]],[7,[24200.0]],[15,[25150.0]],[18,[25060.0]],[21,[30540.0]],[22,[30183.0]],[27,[30425.0]],[29,[35167.0]],[30,[33084.0]],[31,[32994.0]],[32,[36915.0]],[33,[37141.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rmsprop_update.track_forward.json":[[31,[46638.0]],[33,[44114.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rmsprop_update.track_forward.json":[[6,[38214.0]],[7,[38061.0]],[15,[38175.0]],[18,[38903.0]],[21,[49174.0]],[22,[45806.0]],[27,[45126.0]],[29,[49565.0]],[30,[46604.0]],[31,[46638.0]],[32,[44069.0]],[33,[44108.0]]]});

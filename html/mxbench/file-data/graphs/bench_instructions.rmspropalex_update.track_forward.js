@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rmspropalex_update.track_forward.json":[[31,[59989.0]],[33,[54711.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rmspropalex_update.track_forward.json":[[6,[52365.0]],[7,[52255.0]],[15,[51832.0]],[18,[52257.0]],[21,[68549.0]],[22,[59620.0]],[27,[58561.0]],[29,[63958.0]],[30,[60126.0]],[31,[59895.0]],[32,[53194.0]],[33,[54680.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rnn_param_concat.track_forward.json":[[31,[23310328.0]],[33,[40227379.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rnn_param_concat.track_forward.json":[[15,[19064824.0]],[18,[22236109.0]],[21,[23302981.0]],[22,[23309026.0]],[27,[23308725.0]],[29,[23313682.0]],[30,[23309992.0]],[31,[23310311.0]],[32,[40215021.0]],[33,[40227608.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.round.track_forward.json":[[31,[32285.0]],[33,[33127.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.round.track_forward.json":[[6,[23560.0]],[7,[23455.0]],[15,[24405.0]],[18,[24828.0]],[21,[30312.0]],[22,[29936.0]],[27,[30173.0]],[29,[34458.0]],[30,[32375.0]],[31,[32285.0]],[32,[33157.0]],[33,[33127.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rsqrt.track_forward.json":[[31,[27913.0]],[33,[28995.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rsqrt.track_forward.json":[[6,[19151.0]],[7,[19040.0]],[15,[20069.0]],[18,[20223.0]],[21,[25633.0]],[22,[25252.0]],[27,[25502.0]],[29,[30068.0]],[30,[28003.0]],[31,[27913.0]],[32,[29002.0]],[33,[28995.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rsqrt.track_forward_backward.json":[[31,[201598.0]],[33,[198820.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.rsqrt.track_forward_backward.json":[[6,[160607.0]],[7,[160248.0]],[15,[169339.0]],[18,[170337.0]],[21,[188177.0]],[22,[196943.0]],[27,[195701.0]],[29,[216469.0]],[30,[200849.0]],[31,[200473.0]],[32,[188411.0]],[33,[200056.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sample_exponential.track_forward.json":[[31,[81851.0]],[33,[79041.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sample_exponential.track_forward.json":[[6,[63742.0]],[7,[63621.0]],[15,[65613.0]],[18,[65785.0]],[21,[72654.0]],[22,[76895.0]],[27,[80830.0]],[29,[84599.0]],[30,[82309.0]],[31,[81931.0]],[32,[79800.0]],[33,[79032.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sample_gamma.track_forward.json":[[31,[216829.0]],[33,[205602.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sample_gamma.track_forward.json":[[6,[190326.0]],[7,[190412.0]],[15,[191120.0]],[18,[179028.0]],[21,[187342.0]],[22,[189133.0]],[27,[194823.0]],[29,[219662.0]],[30,[216909.0]],[31,[216836.0]],[32,[207447.0]],[33,[205593.0]]]});

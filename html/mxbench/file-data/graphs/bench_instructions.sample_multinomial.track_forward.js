@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sample_multinomial.track_forward.json":[[31,[78803.0]],[33,[80648.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sample_multinomial.track_forward.json":[[6,[64383.0]],[7,[64294.0]],[15,[65504.0]],[18,[59645.0]],[21,[67575.0]],[22,[69096.0]],[27,[69460.0]],[29,[80454.0]],[30,[78218.0]],[31,[78290.0]],[32,[81524.0]],[33,[80648.0]]]});

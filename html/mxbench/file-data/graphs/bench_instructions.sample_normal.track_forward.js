@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sample_normal.track_forward.json":[[31,[109989.0]],[33,[117607.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sample_normal.track_forward.json":[[6,[92638.0]],[7,[92467.0]],[15,[92939.0]],[18,[89596.0]],[21,[97935.0]],[22,[100639.0]],[27,[102194.0]],[29,[112825.0]],[30,[110069.0]],[31,[109996.0]],[32,[118845.0]],[33,[117598.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sample_poisson.track_forward.json":[[31,[113652.0]],[33,[108070.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sample_poisson.track_forward.json":[[6,[95483.0]],[7,[95363.0]],[15,[96234.0]],[18,[88027.0]],[21,[95850.0]],[22,[99787.0]],[27,[101108.0]],[29,[116406.0]],[30,[114110.0]],[31,[113732.0]],[32,[113615.0]],[33,[108061.0]]]});

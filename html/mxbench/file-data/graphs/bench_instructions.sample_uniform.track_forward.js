@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sample_uniform.track_forward.json":[[31,[68767.0]],[33,[66755.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sample_uniform.track_forward.json":[[6,[52082.0]],[7,[51911.0]],[15,[53476.0]],[18,[52947.0]],[21,[62398.0]],[22,[66687.0]],[27,[68044.0]],[29,[71601.0]],[30,[68847.0]],[31,[68774.0]],[32,[68307.0]],[33,[66746.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_div.track_forward.json":[[31,[35528.0]],[33,[35755.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_div.track_forward.json":[[6,[20535.0]],[7,[20481.0]],[15,[21498.0]],[18,[21734.0]],[21,[28046.0]],[22,[27632.0]],[27,[33317.0]],[29,[37770.0]],[30,[35596.0]],[31,[35477.0]],[32,[35759.0]],[33,[35755.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_div.track_forward_backward.json":[[31,[226368.0]],[33,[228130.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_div.track_forward_backward.json":[[6,[167721.0]],[7,[167362.0]],[15,[175462.0]],[18,[177160.0]],[21,[193349.0]],[22,[199393.0]],[27,[221407.0]],[29,[241741.0]],[30,[226765.0]],[31,[226990.0]],[32,[217444.0]],[33,[228631.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_equal.track_forward.json":[[31,[36746.0]],[33,[35984.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_equal.track_forward.json":[[6,[20608.0]],[7,[20497.0]],[15,[21536.0]],[18,[21928.0]],[21,[29046.0]],[22,[28633.0]],[27,[34594.0]],[29,[38994.0]],[30,[36814.0]],[31,[36695.0]],[32,[35967.0]],[33,[35984.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_greater_equal.track_forward.json":[[31,[36744.0]],[33,[36048.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_greater_equal.track_forward.json":[[6,[20737.0]],[7,[20626.0]],[15,[21665.0]],[18,[21927.0]],[21,[28784.0]],[22,[28371.0]],[27,[34143.0]],[29,[38992.0]],[30,[36812.0]],[31,[36693.0]],[32,[36031.0]],[33,[36048.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_hypot.track_forward.json":[[31,[45516.0]],[33,[46930.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_hypot.track_forward.json":[[6,[31254.0]],[7,[31143.0]],[15,[32223.0]],[18,[32632.0]],[21,[38127.0]],[22,[37701.0]],[27,[43435.0]],[29,[47735.0]],[30,[45660.0]],[31,[45541.0]],[32,[46913.0]],[33,[46930.0]]]});

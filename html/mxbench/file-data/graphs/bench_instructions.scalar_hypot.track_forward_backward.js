@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_hypot.track_forward_backward.json":[[31,[239407.0]],[33,[238898.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_hypot.track_forward_backward.json":[[6,[186155.0]],[7,[185794.0]],[15,[194493.0]],[18,[196165.0]],[21,[213934.0]],[22,[222835.0]],[27,[235321.0]],[29,[255281.0]],[30,[239467.0]],[31,[239260.0]],[32,[227327.0]],[33,[239481.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_lesser.track_forward.json":[[31,[35975.0]],[33,[35984.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_lesser.track_forward.json":[[6,[20609.0]],[7,[20498.0]],[15,[21537.0]],[18,[21927.0]],[21,[28479.0]],[22,[28066.0]],[27,[33802.0]],[29,[38223.0]],[30,[36043.0]],[31,[35924.0]],[32,[35967.0]],[33,[35984.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_logical_and.track_forward.json":[[31,[36441.0]],[33,[35726.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_logical_and.track_forward.json":[[15,[23091.0]],[18,[23631.0]],[21,[29072.0]],[22,[28517.0]],[27,[34151.0]],[29,[38517.0]],[30,[36418.0]],[31,[36282.0]],[32,[35707.0]],[33,[35726.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_logical_or.track_forward.json":[[31,[36228.0]],[33,[35516.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_logical_or.track_forward.json":[[15,[22874.0]],[18,[23411.0]],[21,[28853.0]],[22,[28298.0]],[27,[33941.0]],[29,[38307.0]],[30,[36205.0]],[31,[36069.0]],[32,[35497.0]],[33,[35516.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_logical_xor.track_forward.json":[[31,[39265.0]],[33,[35985.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_logical_xor.track_forward.json":[[15,[25531.0]],[18,[26068.0]],[21,[31885.0]],[22,[31330.0]],[27,[37094.0]],[29,[41341.0]],[30,[39242.0]],[31,[39106.0]],[32,[35966.0]],[33,[35985.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_maximum.track_forward.json":[[31,[36277.0]],[33,[37360.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_maximum.track_forward.json":[[6,[20796.0]],[7,[20685.0]],[15,[21727.0]],[18,[21696.0]],[21,[28747.0]],[22,[28321.0]],[27,[34118.0]],[29,[38509.0]],[30,[36345.0]],[31,[36226.0]],[32,[37343.0]],[33,[37360.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_mod.track_forward.json":[[31,[65441.0]],[33,[66603.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_mod.track_forward.json":[[6,[51756.0]],[7,[51645.0]],[15,[52676.0]],[18,[53328.0]],[21,[58818.0]],[22,[58374.0]],[27,[63671.0]],[29,[67659.0]],[30,[65509.0]],[31,[65390.0]],[32,[64287.0]],[33,[66603.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_mod.track_forward_backward.json":[[31,[247122.0]],[33,[245800.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_mod.track_forward_backward.json":[[6,[193906.0]],[7,[193472.0]],[15,[202156.0]],[18,[203754.0]],[21,[222059.0]],[22,[231045.0]],[27,[242929.0]],[29,[263022.0]],[30,[247228.0]],[31,[247013.0]],[32,[231850.0]],[33,[246383.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_mul.track_forward.json":[[31,[35527.0]],[33,[35742.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_mul.track_forward.json":[[6,[20535.0]],[7,[20481.0]],[15,[21477.0]],[18,[21734.0]],[21,[27790.0]],[22,[27376.0]],[27,[33061.0]],[29,[37757.0]],[30,[35595.0]],[31,[35476.0]],[32,[35747.0]],[33,[35742.0]]]});

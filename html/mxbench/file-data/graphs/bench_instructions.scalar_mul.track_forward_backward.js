@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_mul.track_forward_backward.json":[[31,[226805.0]],[33,[228402.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_mul.track_forward_backward.json":[[6,[168001.0]],[7,[167510.0]],[15,[175712.0]],[18,[177174.0]],[21,[192842.0]],[22,[199022.0]],[27,[220875.0]],[29,[242156.0]],[30,[227186.0]],[31,[227431.0]],[32,[217586.0]],[33,[228903.0]]]});

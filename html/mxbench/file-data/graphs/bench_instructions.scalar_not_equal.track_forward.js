@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_not_equal.track_forward.json":[[31,[36745.0]],[33,[35985.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_not_equal.track_forward.json":[[6,[20609.0]],[7,[20498.0]],[15,[21537.0]],[18,[21928.0]],[21,[28993.0]],[22,[28580.0]],[27,[34541.0]],[29,[38993.0]],[30,[36813.0]],[31,[36694.0]],[32,[35968.0]],[33,[35985.0]]]});

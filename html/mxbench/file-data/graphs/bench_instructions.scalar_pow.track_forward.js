@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_pow.track_forward.json":[[31,[61117.0]],[33,[62505.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_pow.track_forward.json":[[6,[46829.0]],[7,[46721.0]],[15,[47760.0]],[18,[48208.0]],[21,[53702.0]],[22,[53257.0]],[27,[59010.0]],[29,[63335.0]],[30,[61185.0]],[31,[61066.0]],[32,[62488.0]],[33,[62505.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_pow.track_forward_backward.json":[[31,[269453.0]],[33,[269374.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_pow.track_forward_backward.json":[[6,[216149.0]],[7,[215851.0]],[15,[224583.0]],[18,[226511.0]],[21,[244389.0]],[22,[253277.0]],[27,[265688.0]],[29,[285361.0]],[30,[269545.0]],[31,[269337.0]],[32,[257894.0]],[33,[269957.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_rdiv.track_forward.json":[[31,[35352.0]],[33,[35621.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_rdiv.track_forward.json":[[6,[20449.0]],[7,[20338.0]],[15,[21371.0]],[18,[21525.0]],[21,[27587.0]],[22,[27161.0]],[27,[32926.0]],[29,[37581.0]],[30,[35420.0]],[31,[35301.0]],[32,[35604.0]],[33,[35621.0]]]});

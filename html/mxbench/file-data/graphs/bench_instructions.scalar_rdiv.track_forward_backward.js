@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_rdiv.track_forward_backward.json":[[31,[217787.0]],[33,[214744.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_rdiv.track_forward_backward.json":[[6,[162714.0]],[7,[162349.0]],[15,[171035.0]],[18,[171822.0]],[21,[191365.0]],[22,[200357.0]],[27,[212689.0]],[29,[233687.0]],[30,[217884.0]],[31,[217679.0]],[32,[203258.0]],[33,[215327.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_rmod.track_forward.json":[[31,[63156.0]],[33,[63802.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_rmod.track_forward.json":[[6,[48956.0]],[7,[48845.0]],[15,[49877.0]],[18,[50335.0]],[21,[56024.0]],[22,[55579.0]],[27,[61322.0]],[29,[65374.0]],[30,[63224.0]],[31,[63105.0]],[32,[63785.0]],[33,[63802.0]]]});

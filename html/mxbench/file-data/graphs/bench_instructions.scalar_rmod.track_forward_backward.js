@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_rmod.track_forward_backward.json":[[31,[246185.0]],[33,[248597.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_rmod.track_forward_backward.json":[[6,[193039.0]],[7,[192674.0]],[15,[201361.0]],[18,[203343.0]],[21,[221341.0]],[22,[230373.0]],[27,[242686.0]],[29,[262064.0]],[30,[246269.0]],[31,[246062.0]],[32,[237105.0]],[33,[249180.0]]]});

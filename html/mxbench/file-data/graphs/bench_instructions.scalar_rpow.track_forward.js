@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_rpow.track_forward.json":[[31,[57318.0]],[33,[58706.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_rpow.track_forward.json":[[6,[43030.0]],[7,[42919.0]],[15,[43961.0]],[18,[44409.0]],[21,[49903.0]],[22,[49458.0]],[27,[55211.0]],[29,[59536.0]],[30,[57386.0]],[31,[57267.0]],[32,[58689.0]],[33,[58706.0]]]});

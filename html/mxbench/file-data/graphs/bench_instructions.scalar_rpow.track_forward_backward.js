@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_rpow.track_forward_backward.json":[[31,[250706.0]],[33,[250488.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_rpow.track_forward_backward.json":[[6,[197333.0]],[7,[197033.0]],[15,[206095.0]],[18,[208233.0]],[21,[225690.0]],[22,[234686.0]],[27,[246911.0]],[29,[266540.0]],[30,[250784.0]],[31,[250593.0]],[32,[239005.0]],[33,[251071.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_sub.track_forward.json":[[31,[35526.0]],[33,[35846.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scalar_sub.track_forward.json":[[6,[20538.0]],[7,[20560.0]],[15,[21587.0]],[18,[21849.0]],[21,[28156.0]],[22,[27692.0]],[27,[33385.0]],[29,[37769.0]],[30,[35594.0]],[31,[35475.0]],[32,[35847.0]],[33,[35846.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scatter_elemwise_div.track_forward.json":[[31,[1926213.0]],[33,[null]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scatter_elemwise_div.track_forward.json":[[6,[769389.0]],[7,[840033.0]],[15,[835766.0]],[18,[455277.0]],[21,[1557435.0]],[22,[1514420.0]],[27,[1521528.0]],[29,[1930162.0]],[30,[1925853.0]],[31,[1926259.0]]]});

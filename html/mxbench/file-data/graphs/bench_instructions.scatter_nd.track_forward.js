@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scatter_nd.track_forward.json":[[31,[48303.0]],[33,[49339.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scatter_nd.track_forward.json":[[6,[33420.0]],[7,[33408.0]],[15,[33684.0]],[18,[33848.0]],[21,[41580.0]],[22,[46587.0]],[27,[47425.0]],[29,[50843.0]],[30,[48545.0]],[31,[48303.0]],[32,[49347.0]],[33,[49339.0]]]});

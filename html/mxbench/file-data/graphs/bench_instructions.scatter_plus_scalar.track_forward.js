@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scatter_plus_scalar.track_forward.json":[[31,[1845864.0]],[33,[null]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scatter_plus_scalar.track_forward.json":[[6,[447627.0]],[7,[447449.0]],[15,[448488.0]],[18,[209595.0]],[21,[1128694.0]],[22,[1132106.0]],[27,[1138494.0]],[29,[1849543.0]],[30,[1845381.0]],[31,[1845905.0]]]});

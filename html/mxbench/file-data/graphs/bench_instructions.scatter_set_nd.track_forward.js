@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scatter_set_nd.track_forward.json":[[31,[4696204.0]],[33,[2991091.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.scatter_set_nd.track_forward.json":[[15,[4614879.0]],[18,[3697857.0]],[21,[5150464.0]],[22,[5155120.0]],[27,[5154900.0]],[29,[9354316.0]],[30,[4696204.0]],[31,[4696204.0]],[32,[2991110.0]],[33,[2991107.0]]]});

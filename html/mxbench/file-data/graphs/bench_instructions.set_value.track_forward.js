@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.set_value.track_forward.json":[[31,[5302949.0]],[33,[1106541.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.set_value.track_forward.json":[[6,[426829.0]],[7,[426799.0]],[15,[427354.0]],[18,[231333.0]],[21,[3446639.0]],[22,[3467436.0]],[27,[3467432.0]],[29,[5305260.0]],[30,[5302893.0]],[31,[5302935.0]],[32,[1108542.0]],[33,[1106496.0]]]});

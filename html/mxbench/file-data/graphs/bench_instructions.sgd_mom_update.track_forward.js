@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sgd_mom_update.track_forward.json":[[31,[48730.0]],[33,[46763.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sgd_mom_update.track_forward.json":[[6,[30446.0]],[7,[32917.0]],[15,[30283.0]],[18,[30509.0]],[21,[39607.0]],[22,[48329.0]],[27,[47481.0]],[29,[51715.0]],[30,[48676.0]],[31,[48722.0]],[32,[46706.0]],[33,[46757.0]]]});

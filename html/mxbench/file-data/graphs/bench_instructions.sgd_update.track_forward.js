@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sgd_update.track_forward.json":[[31,[36798.0]],[33,[35114.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sgd_update.track_forward.json":[[6,[25018.0]],[7,[25012.0]],[15,[25237.0]],[18,[24879.0]],[21,[31112.0]],[22,[35680.0]],[27,[34943.0]],[29,[39297.0]],[30,[36816.0]],[31,[36798.0]],[32,[35030.0]],[33,[35114.0]]]});

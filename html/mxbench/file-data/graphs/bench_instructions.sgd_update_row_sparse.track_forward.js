@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sgd_update_row_sparse.track_forward.json":[[31,[2881703.0]],[33,[3151651.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sgd_update_row_sparse.track_forward.json":[[15,[2476566.0]],[18,[1417514.0]],[21,[1918345.0]],[22,[1931776.0]],[27,[1931333.0]],[29,[2884881.0]],[30,[2881687.0]],[31,[2881701.0]],[32,[3153074.0]],[33,[3151643.0]]]});

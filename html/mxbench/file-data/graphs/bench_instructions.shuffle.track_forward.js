@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.shuffle.track_forward.json":[[31,[29813.0]],[33,[34740.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.shuffle.track_forward.json":[[15,[22570.0]],[18,[23168.0]],[21,[28715.0]],[22,[28049.0]],[27,[28357.0]],[29,[32031.0]],[30,[29888.0]],[31,[29798.0]],[32,[34733.0]],[33,[34744.0]]]});

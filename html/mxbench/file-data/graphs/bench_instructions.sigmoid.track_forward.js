@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sigmoid.track_forward.json":[[31,[40222.0]],[33,[41030.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sigmoid.track_forward.json":[[6,[31325.0]],[7,[31214.0]],[15,[32243.0]],[18,[32657.0]],[21,[38252.0]],[22,[37871.0]],[27,[38123.0]],[29,[42377.0]],[30,[40312.0]],[31,[40222.0]],[32,[41039.0]],[33,[41030.0]]]});

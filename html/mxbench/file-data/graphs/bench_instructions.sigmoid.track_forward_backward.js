@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sigmoid.track_forward_backward.json":[[31,[214353.0]],[33,[211478.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sigmoid.track_forward_backward.json":[[6,[172152.0]],[7,[171812.0]],[15,[180852.0]],[18,[182027.0]],[21,[201637.0]],[22,[210575.0]],[27,[209031.0]],[29,[229200.0]],[30,[213496.0]],[31,[213220.0]],[32,[199834.0]],[33,[212710.0]]]});

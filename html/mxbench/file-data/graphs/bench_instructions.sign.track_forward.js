@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sign.track_forward.json":[[31,[28485.0]],[33,[28072.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sign.track_forward.json":[[6,[19561.0]],[7,[19456.0]],[15,[20406.0]],[18,[20703.0]],[21,[26439.0]],[22,[26063.0]],[27,[26300.0]],[29,[30658.0]],[30,[28575.0]],[31,[28485.0]],[32,[28102.0]],[33,[28072.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.signsgd_update.track_forward.json":[[31,[37791.0]],[33,[37027.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.signsgd_update.track_forward.json":[[7,[23547.0]],[15,[23698.0]],[18,[24009.0]],[21,[32359.0]],[22,[36823.0]],[27,[36103.0]],[29,[40253.0]],[30,[37779.0]],[31,[37791.0]],[32,[36948.0]],[33,[37021.0]]]});

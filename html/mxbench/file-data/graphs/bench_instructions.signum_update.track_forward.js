@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.signum_update.track_forward.json":[[31,[53513.0]],[33,[50977.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.signum_update.track_forward.json":[[7,[35690.0]],[15,[35490.0]],[18,[34873.0]],[21,[43603.0]],[22,[52283.0]],[27,[51447.0]],[29,[56484.0]],[30,[53467.0]],[31,[53513.0]],[32,[50893.0]],[33,[50977.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sin.track_forward.json":[[31,[34111.0]],[33,[34949.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sin.track_forward.json":[[6,[25386.0]],[7,[25281.0]],[15,[26231.0]],[18,[26654.0]],[21,[32138.0]],[22,[31762.0]],[27,[31999.0]],[29,[36284.0]],[30,[34201.0]],[31,[34111.0]],[32,[34980.0]],[33,[34949.0]]]});

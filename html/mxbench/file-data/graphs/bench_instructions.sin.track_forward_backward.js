@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sin.track_forward_backward.json":[[31,[212733.0]],[33,[210120.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sin.track_forward_backward.json":[[6,[171637.0]],[7,[171291.0]],[15,[180276.0]],[18,[182075.0]],[21,[200649.0]],[22,[209561.0]],[27,[208236.0]],[29,[227645.0]],[30,[211993.0]],[31,[211623.0]],[32,[199738.0]],[33,[211356.0]]]});

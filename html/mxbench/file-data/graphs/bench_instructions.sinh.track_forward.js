@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sinh.track_forward.json":[[31,[56421.0]],[33,[57259.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sinh.track_forward.json":[[6,[47696.0]],[7,[47591.0]],[15,[48541.0]],[18,[48964.0]],[21,[54448.0]],[22,[54072.0]],[27,[54309.0]],[29,[58594.0]],[30,[56511.0]],[31,[56421.0]],[32,[57289.0]],[33,[57259.0]]]});

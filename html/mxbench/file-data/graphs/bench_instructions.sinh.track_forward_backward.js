@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sinh.track_forward_backward.json":[[31,[245757.0]],[33,[243148.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sinh.track_forward_backward.json":[[6,[204661.0]],[7,[204319.0]],[15,[213301.0]],[18,[215099.0]],[21,[233674.0]],[22,[242586.0]],[27,[241260.0]],[29,[260669.0]],[30,[245017.0]],[31,[244647.0]],[32,[232766.0]],[33,[244392.0]]]});

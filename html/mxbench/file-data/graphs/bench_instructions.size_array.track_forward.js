@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.size_array.track_forward.json":[[31,[23514.0]],[33,[25218.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.size_array.track_forward.json":[[15,[17188.0]],[18,[17611.0]],[21,[21846.0]],[22,[21263.0]],[27,[21673.0]],[29,[25545.0]],[30,[23620.0]],[31,[23514.0]],[32,[25262.0]],[33,[25218.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice.track_forward.json":[[31,[82522.0]],[33,[83504.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice.track_forward.json":[[6,[36378.0]],[7,[38204.0]],[15,[38421.0]],[18,[39250.0]],[21,[70958.0]],[22,[78843.0]],[27,[79381.0]],[29,[85310.0]],[30,[84354.0]],[31,[82763.0]],[32,[83605.0]],[33,[83395.0]]]});

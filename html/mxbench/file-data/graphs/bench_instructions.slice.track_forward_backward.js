@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice.track_forward_backward.json":[[31,[350155.0]],[33,[359119.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice.track_forward_backward.json":[[6,[232634.0]],[7,[234154.0]],[15,[232424.0]],[18,[235296.0]],[21,[285710.0]],[22,[347356.0]],[27,[346568.0]],[29,[368137.0]],[30,[352042.0]],[31,[350572.0]],[32,[347534.0]],[33,[358947.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice_assign.track_forward.json":[[31,[3629486.0]],[33,[2169948.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice_assign.track_forward.json":[[6,[3246492.0]],[7,[3246448.0]],[15,[2063249.0]],[18,[2065659.0]],[21,[2075722.0]],[22,[2100595.0]],[27,[2099415.0]],[29,[3632046.0]],[30,[3629526.0]],[31,[3629486.0]],[32,[2172557.0]],[33,[2169948.0]]]});

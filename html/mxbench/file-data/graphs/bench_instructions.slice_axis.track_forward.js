@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice_axis.track_forward.json":[[31,[53021.0]],[33,[55531.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice_axis.track_forward.json":[[6,[35555.0]],[7,[35418.0]],[15,[35915.0]],[18,[36906.0]],[21,[41681.0]],[22,[50990.0]],[27,[51004.0]],[29,[54829.0]],[30,[52924.0]],[31,[52928.0]],[32,[55527.0]],[33,[55542.0]]]});

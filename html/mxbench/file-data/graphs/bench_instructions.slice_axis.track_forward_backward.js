@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice_axis.track_forward_backward.json":[[31,[310597.0]],[33,[320978.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice_axis.track_forward_backward.json":[[6,[228250.0]],[7,[227872.0]],[15,[227688.0]],[18,[230574.0]],[21,[244167.0]],[22,[306676.0]],[27,[305645.0]],[29,[324541.0]],[30,[310525.0]],[31,[310398.0]],[32,[307969.0]],[33,[319997.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice_like.track_forward.json":[[31,[32531.0]],[33,[33793.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice_like.track_forward.json":[[15,[23317.0]],[18,[23919.0]],[21,[31478.0]],[22,[30614.0]],[27,[30945.0]],[29,[35138.0]],[30,[32423.0]],[31,[32531.0]],[32,[33535.0]],[33,[33793.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice_like.track_forward_backward.json":[[31,[231132.0]],[33,[230991.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.slice_like.track_forward_backward.json":[[15,[189027.0]],[18,[191491.0]],[21,[213646.0]],[22,[227310.0]],[27,[226008.0]],[29,[256073.0]],[30,[232288.0]],[31,[231087.0]],[32,[222307.0]],[33,[229722.0]]]});

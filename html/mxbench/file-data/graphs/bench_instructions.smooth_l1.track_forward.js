@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.smooth_l1.track_forward.json":[[31,[35957.0]],[33,[36762.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.smooth_l1.track_forward.json":[[6,[23026.0]],[7,[22915.0]],[15,[23957.0]],[18,[24475.0]],[21,[30174.0]],[22,[29743.0]],[27,[33385.0]],[29,[38168.0]],[30,[36047.0]],[31,[35957.0]],[32,[36759.0]],[33,[36762.0]]]});

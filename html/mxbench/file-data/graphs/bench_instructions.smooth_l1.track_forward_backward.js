@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.smooth_l1.track_forward_backward.json":[[31,[220085.0]],[33,[217269.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.smooth_l1.track_forward_backward.json":[[6,[167595.0]],[7,[167317.0]],[15,[176295.0]],[18,[178395.0]],[21,[196837.0]],[22,[205833.0]],[27,[214118.0]],[29,[235010.0]],[30,[219002.0]],[31,[218989.0]],[32,[206737.0]],[33,[218778.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softmax.track_forward.json":[[31,[62593.0]],[33,[65780.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softmax.track_forward.json":[[6,[56809.0]],[7,[56683.0]],[15,[73668.0]],[18,[78143.0]],[21,[98204.0]],[22,[211818.0]],[27,[59678.0]],[29,[66831.0]],[30,[63026.0]],[31,[63053.0]],[32,[61614.0]],[33,[65596.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softmax.track_forward_backward.json":[[31,[280023.0]],[33,[281886.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softmax.track_forward_backward.json":[[6,[208370.0]],[7,[208001.0]],[15,[220372.0]],[18,[223664.0]],[21,[274234.0]],[22,[403227.0]],[27,[269507.0]],[29,[299478.0]],[30,[277592.0]],[31,[279324.0]],[32,[262346.0]],[33,[282075.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softmax_cross_entropy.track_forward.json":[[31,[52394.0]],[33,[75211.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softmax_cross_entropy.track_forward.json":[[6,[42585.0]],[7,[42509.0]],[15,[42675.0]],[18,[42922.0]],[21,[48754.0]],[22,[49436.0]],[27,[49544.0]],[29,[54661.0]],[30,[52545.0]],[31,[52277.0]],[32,[75284.0]],[33,[75244.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softmin.track_forward.json":[[31,[71776.0]],[33,[106843.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softmin.track_forward.json":[[18,[59113.0]],[21,[66265.0]],[22,[69725.0]],[27,[69738.0]],[29,[73884.0]],[30,[72022.0]],[31,[71849.0]],[32,[106807.0]],[33,[106854.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softmin.track_forward_backward.json":[[31,[264069.0]],[33,[306121.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softmin.track_forward_backward.json":[[18,[220406.0]],[21,[241199.0]],[22,[261077.0]],[27,[259194.0]],[29,[282428.0]],[30,[263001.0]],[31,[263749.0]],[32,[294370.0]],[33,[306807.0]]]});

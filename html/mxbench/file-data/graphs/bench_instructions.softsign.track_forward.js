@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softsign.track_forward.json":[[31,[27915.0]],[33,[27027.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softsign.track_forward.json":[[15,[18866.0]],[18,[18892.0]],[21,[25890.0]],[22,[25509.0]],[27,[25760.0]],[29,[30070.0]],[30,[28005.0]],[31,[27915.0]],[32,[27036.0]],[33,[27027.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softsign.track_forward_backward.json":[[31,[201061.0]],[33,[194209.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softsign.track_forward_backward.json":[[15,[165537.0]],[18,[165954.0]],[21,[187811.0]],[22,[196551.0]],[27,[195310.0]],[29,[215899.0]],[30,[200197.0]],[31,[199907.0]],[32,[183812.0]],[33,[195450.0]]]});

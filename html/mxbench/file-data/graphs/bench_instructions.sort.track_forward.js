@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sort.track_forward.json":[[31,[101539.0]],[33,[152688.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sort.track_forward.json":[[6,[159195.0]],[7,[160254.0]],[15,[84255.0]],[18,[83601.0]],[21,[95585.0]],[22,[96518.0]],[27,[99271.0]],[29,[104412.0]],[30,[101631.0]],[31,[101664.0]],[32,[153217.0]],[33,[152571.0]]]});

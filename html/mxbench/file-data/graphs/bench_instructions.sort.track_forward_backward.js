@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sort.track_forward_backward.json":[[31,[460343.0]],[33,[518307.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sort.track_forward_backward.json":[[6,[438976.0]],[7,[439175.0]],[15,[369673.0]],[18,[367569.0]],[21,[396805.0]],[22,[454577.0]],[27,[453864.0]],[29,[480253.0]],[30,[458926.0]],[31,[459769.0]],[32,[506759.0]],[33,[517895.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.space_to_depth.track_forward.json":[[31,[50641.0]],[33,[49928.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.space_to_depth.track_forward.json":[[15,[39524.0]],[18,[39926.0]],[21,[45825.0]],[22,[48072.0]],[27,[48217.0]],[29,[52872.0]],[30,[50716.0]],[31,[50626.0]],[32,[49813.0]],[33,[49928.0]]]});

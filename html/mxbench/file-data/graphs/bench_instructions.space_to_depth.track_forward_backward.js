@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.space_to_depth.track_forward_backward.json":[[31,[245275.0]],[33,[245521.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.space_to_depth.track_forward_backward.json":[[15,[206416.0]],[18,[208564.0]],[21,[225375.0]],[22,[241679.0]],[27,[239828.0]],[29,[261375.0]],[30,[245884.0]],[31,[245694.0]],[32,[233949.0]],[33,[245947.0]]]});

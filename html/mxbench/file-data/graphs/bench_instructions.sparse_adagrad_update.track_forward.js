@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sparse_adagrad_update.track_forward.json":[[31,[4663463.0]],[33,[4910575.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sparse_adagrad_update.track_forward.json":[[15,[4284234.0]],[18,[3751558.0]],[21,[3764758.0]],[22,[3776927.0]],[27,[3776552.0]],[29,[4667213.0]],[30,[4663468.0]],[31,[4663463.0]],[32,[4910017.0]],[33,[4910575.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sparse_retain.track_forward.json":[[31,[825317.0]],[33,[665799.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sparse_retain.track_forward.json":[[6,[662142.0]],[7,[662076.0]],[15,[662832.0]],[18,[650384.0]],[21,[561419.0]],[22,[565675.0]],[27,[566943.0]],[29,[829316.0]],[30,[825742.0]],[31,[825315.0]],[32,[664851.0]],[33,[665799.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.split.track_forward.json":[[31,[123058.0]],[33,[123849.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.split.track_forward.json":[[6,[87143.0]],[7,[86889.0]],[15,[86973.0]],[18,[89689.0]],[21,[111016.0]],[22,[116634.0]],[27,[118292.0]],[29,[130395.0]],[30,[123116.0]],[31,[123038.0]],[32,[123746.0]],[33,[123675.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.split.track_forward_backward.json":[[31,[415842.0]],[33,[407418.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.split.track_forward_backward.json":[[6,[319242.0]],[7,[317773.0]],[15,[312178.0]],[18,[320789.0]],[21,[370247.0]],[22,[399894.0]],[27,[400435.0]],[29,[463898.0]],[30,[414134.0]],[31,[414716.0]],[32,[395535.0]],[33,[403680.0]]]});

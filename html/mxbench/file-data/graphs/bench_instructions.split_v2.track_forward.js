@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.split_v2.track_forward.json":[[31,[50163131.0]],[33,[1951871.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.split_v2.track_forward.json":[[21,[51720342.0]],[22,[51730332.0]],[27,[51731552.0]],[29,[50167921.0]],[30,[50163486.0]],[31,[50164517.0]],[32,[46494253.0]],[33,[1950542.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.split_v2.track_forward_backward.json":[[31,[102742374.0]],[33,[55081566.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.split_v2.track_forward_backward.json":[[21,[105534495.0]],[22,[105607205.0]],[27,[105607097.0]],[29,[104938026.0]],[30,[102742755.0]],[31,[102742155.0]],[32,[99610211.0]],[33,[55078864.0]]]});

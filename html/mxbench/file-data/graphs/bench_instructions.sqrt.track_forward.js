@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sqrt.track_forward.json":[[31,[27596.0]],[33,[28690.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sqrt.track_forward.json":[[6,[18872.0]],[7,[18767.0]],[15,[19717.0]],[18,[20140.0]],[21,[25624.0]],[22,[25248.0]],[27,[25484.0]],[29,[29769.0]],[30,[27686.0]],[31,[27596.0]],[32,[28720.0]],[33,[28690.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sqrt.track_forward_backward.json":[[31,[199818.0]],[33,[195946.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sqrt.track_forward_backward.json":[[6,[158110.0]],[7,[157767.0]],[15,[167194.0]],[18,[168601.0]],[21,[186908.0]],[22,[195733.0]],[27,[194249.0]],[29,[214660.0]],[30,[199062.0]],[31,[198707.0]],[32,[185572.0]],[33,[197176.0]]]});

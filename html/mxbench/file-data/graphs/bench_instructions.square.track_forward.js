@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.square.track_forward.json":[[31,[27339.0]],[33,[27043.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.square.track_forward.json":[[6,[17975.0]],[7,[17870.0]],[15,[18819.0]],[18,[19000.0]],[21,[25368.0]],[22,[24992.0]],[27,[25229.0]],[29,[29512.0]],[30,[27429.0]],[31,[27339.0]],[32,[27073.0]],[33,[27043.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.square.track_forward_backward.json":[[31,[200937.0]],[33,[197126.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.square.track_forward_backward.json":[[6,[158680.0]],[7,[158360.0]],[15,[166883.0]],[18,[167747.0]],[21,[188245.0]],[22,[197009.0]],[27,[195657.0]],[29,[215819.0]],[30,[200061.0]],[31,[199783.0]],[32,[185493.0]],[33,[198358.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.square_sum.track_forward.json":[[31,[5221662.0]],[33,[5211790.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.square_sum.track_forward.json":[[6,[3602760.0]],[7,[3602737.0]],[15,[3603867.0]],[18,[3093849.0]],[21,[3098979.0]],[22,[4316636.0]],[27,[4318151.0]],[29,[5224941.0]],[30,[5221884.0]],[31,[5221689.0]],[32,[5212055.0]],[33,[5212408.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.squeeze.track_forward.json":[[31,[37211.0]],[33,[39165.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.squeeze.track_forward.json":[[15,[25247.0]],[18,[25706.0]],[21,[32730.0]],[22,[34908.0]],[27,[36020.0]],[29,[39572.0]],[30,[37482.0]],[31,[37211.0]],[32,[39391.0]],[33,[39165.0]]]});

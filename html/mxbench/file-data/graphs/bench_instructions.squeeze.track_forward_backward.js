@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.squeeze.track_forward_backward.json":[[31,[241294.0]],[33,[244866.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.squeeze.track_forward_backward.json":[[15,[193776.0]],[18,[196054.0]],[21,[213862.0]],[22,[237285.0]],[27,[237108.0]],[29,[256563.0]],[30,[241521.0]],[31,[241050.0]],[32,[233677.0]],[33,[244852.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.stack.track_forward.json":[[31,[49865.0]],[33,[87252.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.stack.track_forward.json":[[6,[34497.0]],[7,[34360.0]],[15,[35036.0]],[18,[34733.0]],[21,[42444.0]],[22,[47906.0]],[27,[47817.0]],[29,[52742.0]],[30,[50342.0]],[31,[49901.0]],[32,[51782.0]],[33,[87170.0]]]});

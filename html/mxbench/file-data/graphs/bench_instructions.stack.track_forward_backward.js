@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.stack.track_forward_backward.json":[[31,[294042.0]],[33,[332149.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.stack.track_forward_backward.json":[[6,[227461.0]],[7,[226987.0]],[15,[233967.0]],[18,[235042.0]],[21,[255317.0]],[22,[291683.0]],[27,[290051.0]],[29,[310136.0]],[30,[295477.0]],[31,[293556.0]],[32,[289635.0]],[33,[332270.0]]]});

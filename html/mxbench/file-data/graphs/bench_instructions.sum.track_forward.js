@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sum.track_forward.json":[[31,[52101.0]],[33,[67660.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sum.track_forward.json":[[6,[35696.0]],[7,[36419.0]],[15,[37549.0]],[18,[37711.0]],[21,[45701.0]],[22,[49148.0]],[27,[50339.0]],[29,[54563.0]],[30,[51812.0]],[31,[52014.0]],[32,[63692.0]],[33,[68228.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sum.track_forward_backward.json":[[31,[257451.0]],[33,[275124.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sum.track_forward_backward.json":[[6,[202420.0]],[7,[202852.0]],[15,[203674.0]],[18,[205692.0]],[21,[226629.0]],[22,[267911.0]],[27,[271625.0]],[29,[272312.0]],[30,[257705.0]],[31,[257965.0]],[32,[261990.0]],[33,[275695.0]]]});

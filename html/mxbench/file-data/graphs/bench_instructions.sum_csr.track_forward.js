@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sum_csr.track_forward.json":[[31,[868716.0]],[33,[870551.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.sum_csr.track_forward.json":[[6,[594652.0]],[7,[594588.0]],[15,[595647.0]],[18,[513047.0]],[21,[518687.0]],[22,[725893.0]],[27,[726695.0]],[29,[871807.0]],[30,[868522.0]],[31,[868716.0]],[32,[870167.0]],[33,[870544.0]]]});

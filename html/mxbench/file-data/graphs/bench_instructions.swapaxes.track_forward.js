@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.swapaxes.track_forward.json":[[31,[90242.0]],[33,[108404.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.swapaxes.track_forward.json":[[6,[69891.0]],[7,[69812.0]],[15,[69670.0]],[18,[74955.0]],[21,[82853.0]],[22,[88617.0]],[27,[88516.0]],[29,[94759.0]],[30,[90329.0]],[31,[90301.0]],[32,[108670.0]],[33,[108353.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.swapaxes.track_forward_backward.json":[[31,[314781.0]],[33,[350957.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.swapaxes.track_forward_backward.json":[[6,[267989.0]],[7,[267896.0]],[15,[267337.0]],[18,[279232.0]],[21,[299530.0]],[22,[312845.0]],[27,[310183.0]],[29,[336798.0]],[30,[314675.0]],[31,[313380.0]],[32,[340337.0]],[33,[350460.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.take.track_forward.json":[[31,[29847.0]],[33,[30894.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.take.track_forward.json":[[6,[26219.0]],[7,[26125.0]],[15,[26365.0]],[18,[22191.0]],[21,[28196.0]],[22,[27911.0]],[27,[28326.0]],[29,[32238.0]],[30,[29832.0]],[31,[29842.0]],[32,[31041.0]],[33,[30894.0]]]});

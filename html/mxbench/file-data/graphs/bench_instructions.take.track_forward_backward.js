@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.take.track_forward_backward.json":[[31,[234365.0]],[33,[238343.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.take.track_forward_backward.json":[[6,[211822.0]],[7,[211474.0]],[15,[219401.0]],[18,[218341.0]],[21,[241984.0]],[22,[253148.0]],[27,[229170.0]],[29,[249676.0]],[30,[233939.0]],[31,[234444.0]],[32,[231587.0]],[33,[237049.0]]]});

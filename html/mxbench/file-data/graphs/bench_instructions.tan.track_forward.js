@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.tan.track_forward.json":[[31,[46404.0]],[33,[47242.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.tan.track_forward.json":[[6,[37679.0]],[7,[37574.0]],[15,[38524.0]],[18,[38947.0]],[21,[44431.0]],[22,[44055.0]],[27,[44292.0]],[29,[48577.0]],[30,[46494.0]],[31,[46404.0]],[32,[47273.0]],[33,[47242.0]]]});

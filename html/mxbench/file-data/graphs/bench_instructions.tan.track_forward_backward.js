@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.tan.track_forward_backward.json":[[31,[218804.0]],[33,[214511.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.tan.track_forward_backward.json":[[6,[176852.0]],[7,[176575.0]],[15,[185831.0]],[18,[187300.0]],[21,[206218.0]],[22,[215132.0]],[27,[213636.0]],[29,[233652.0]],[30,[218054.0]],[31,[217685.0]],[32,[204131.0]],[33,[215736.0]]]});

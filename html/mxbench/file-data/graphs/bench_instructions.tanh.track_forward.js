@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.tanh.track_forward.json":[[31,[53904.0]],[33,[54742.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.tanh.track_forward.json":[[6,[45179.0]],[7,[45074.0]],[15,[46024.0]],[18,[46447.0]],[21,[51931.0]],[22,[51555.0]],[27,[51792.0]],[29,[56077.0]],[30,[53994.0]],[31,[53904.0]],[32,[54772.0]],[33,[54742.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.tanh.track_forward_backward.json":[[31,[226824.0]],[33,[222141.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.tanh.track_forward_backward.json":[[6,[184339.0]],[7,[184065.0]],[15,[193505.0]],[18,[194875.0]],[21,[213792.0]],[22,[222640.0]],[27,[221134.0]],[29,[241672.0]],[30,[226074.0]],[31,[225705.0]],[32,[211764.0]],[33,[223370.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.tile.track_forward.json":[[31,[49322.0]],[33,[50748.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.tile.track_forward.json":[[6,[44556.0]],[7,[44570.0]],[15,[47327.0]],[18,[47232.0]],[21,[56098.0]],[22,[70869.0]],[27,[71645.0]],[29,[51863.0]],[30,[49431.0]],[31,[49322.0]],[32,[51605.0]],[33,[50748.0]]]});

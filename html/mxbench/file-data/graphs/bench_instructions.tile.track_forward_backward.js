@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.tile.track_forward_backward.json":[[31,[289524.0]],[33,[305847.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.tile.track_forward_backward.json":[[6,[231565.0]],[7,[232383.0]],[15,[243373.0]],[18,[243977.0]],[21,[266914.0]],[22,[308537.0]],[27,[308856.0]],[29,[308267.0]],[30,[289157.0]],[31,[289290.0]],[32,[297239.0]],[33,[306470.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.topk.track_forward.json":[[31,[74298.0]],[33,[100395.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.topk.track_forward.json":[[6,[154242.0]],[7,[155348.0]],[15,[57617.0]],[18,[57716.0]],[21,[66129.0]],[22,[70647.0]],[27,[72936.0]],[29,[76330.0]],[30,[74084.0]],[31,[74033.0]],[32,[100453.0]],[33,[100317.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.topk.track_forward_backward.json":[[31,[238712.0]],[33,[257567.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.topk.track_forward_backward.json":[[6,[299969.0]],[7,[300985.0]],[15,[194692.0]],[18,[196724.0]],[21,[213342.0]],[22,[234332.0]],[27,[235736.0]],[29,[267950.0]],[30,[239422.0]],[31,[238844.0]],[32,[251366.0]],[33,[257466.0]]]});

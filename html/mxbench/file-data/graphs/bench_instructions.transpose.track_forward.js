@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.transpose.track_forward.json":[[31,[45526.0]],[33,[62709.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.transpose.track_forward.json":[[6,[21286.0]],[7,[21168.0]],[15,[22167.0]],[18,[22226.0]],[21,[33343.0]],[22,[39293.0]],[27,[41080.0]],[29,[47757.0]],[30,[46281.0]],[31,[45536.0]],[32,[46576.0]],[33,[62630.0]]]});

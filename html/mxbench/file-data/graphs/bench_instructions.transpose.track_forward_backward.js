@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.transpose.track_forward_backward.json":[[31,[229939.0]],[33,[270943.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.transpose.track_forward_backward.json":[[6,[162025.0]],[7,[161773.0]],[15,[170694.0]],[18,[172031.0]],[21,[198017.0]],[22,[217954.0]],[27,[220727.0]],[29,[243554.0]],[30,[231165.0]],[31,[230198.0]],[32,[216284.0]],[33,[269488.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.trunc.track_forward.json":[[31,[28109.0]],[33,[30739.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.trunc.track_forward.json":[[6,[19384.0]],[7,[19279.0]],[15,[20229.0]],[18,[20652.0]],[21,[26136.0]],[22,[25760.0]],[27,[25997.0]],[29,[30282.0]],[30,[28199.0]],[31,[28109.0]],[32,[30769.0]],[33,[30739.0]]]});

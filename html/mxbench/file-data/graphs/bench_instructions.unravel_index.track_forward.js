@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.unravel_index.track_forward.json":[[31,[39874.0]],[33,[45096.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.unravel_index.track_forward.json":[[15,[28314.0]],[18,[28751.0]],[21,[34130.0]],[22,[37653.0]],[27,[38190.0]],[29,[42041.0]],[30,[39789.0]],[31,[39874.0]],[32,[45508.0]],[33,[45096.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.where.track_forward.json":[[31,[35858.0]],[33,[34926.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.where.track_forward.json":[[6,[23072.0]],[7,[23608.0]],[15,[24632.0]],[18,[23928.0]],[21,[34112.0]],[22,[34042.0]],[27,[34232.0]],[29,[39161.0]],[30,[35900.0]],[31,[35895.0]],[32,[34845.0]],[33,[34926.0]]]});

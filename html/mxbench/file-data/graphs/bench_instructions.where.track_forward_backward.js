@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.where.track_forward_backward.json":[[31,[253692.0]],[33,[243458.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.where.track_forward_backward.json":[[6,[210057.0]],[7,[211834.0]],[15,[214562.0]],[18,[216291.0]],[21,[242054.0]],[22,[249454.0]],[27,[249082.0]],[29,[270567.0]],[30,[253654.0]],[31,[253283.0]],[32,[237294.0]],[33,[243463.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.zeros.track_forward.json":[[31,[5299388.0]],[33,[4250053.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.zeros.track_forward.json":[[6,[4230970.0]],[7,[4230912.0]],[15,[4231656.0]],[18,[4232630.0]],[21,[3450809.0]],[22,[3460451.0]],[27,[3461167.0]],[29,[5301088.0]],[30,[5299524.0]],[31,[5299486.0]],[32,[4250278.0]],[33,[4250053.0]]]});

@@ -1,2 +1,2 @@
 /* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.zeros_like.track_forward.json":[[31,[25694.0]],[33,[26684.0]]]});
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.zeros_like.track_forward.json":[[6,[17601.0]],[7,[17496.0]],[15,[18321.0]],[18,[18823.0]],[21,[24205.0]],[22,[23763.0]],[27,[24082.0]],[29,[27886.0]],[30,[25784.0]],[31,[25694.0]],[32,[26713.0]],[33,[26684.0]]]});
