@@ -147,14 +147,14 @@ def main(argv=None):
     import time
     argv = sys.argv[1:] if argv is None else argv
     if argv:
-        try:
-            re.compile(argv[0])
-        except re.error as exc:
-            sys.exit("bench_instructions: not a regular expression: %r (%s)" % (argv[0], exc))
         os.environ[SELECTION_VARIABLE] = argv[0]
-    points = table_points()
-    if not points:
-        sys.exit("bench_instructions: no point's name matches %r" % argv[0])
+    try:  # the regex from argv, or MXBENCH_INSTRUCTION_POINTS when none is given
+        points = table_points()
+    except re.error as exc:
+        sys.exit("bench_instructions: not a regular expression: %r (%s)" % (
+            os.environ[SELECTION_VARIABLE], exc))
+    if not points:  # only a selection can leave none
+        sys.exit("bench_instructions: no point's name matches %r" % os.environ[SELECTION_VARIABLE])
     started = time.time()
     table = I.count_table(points)
     for point in points:
