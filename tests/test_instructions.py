@@ -130,3 +130,24 @@ def test_timing_changes_say_whether_the_count_moved():
     table = "\n".join(changes.top_tables(timed, "a", "b", 10, counts))
     assert "| instructions |" in table and "1.20 (moved)" in table
     assert "moved too for 1 " in changes.count_summary(timed, counts)[0]
+
+
+@pytest.mark.parametrize("argv, variable, message", [
+    (["("], None, "not a regular expression: '('"),
+    (["no_such_entry_zzz"], None, "no point's name matches 'no_such_entry_zzz'"),
+    ([], "[", "not a regular expression: '['"),
+    ([], "no_such_entry_zzz", "no point's name matches 'no_such_entry_zzz'"),
+])
+def test_counting_a_bad_selection_is_one_line_and_exit_1(argv, variable, message):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ)
+    env.pop(B.SELECTION_VARIABLE, None)
+    if variable is not None:
+        env[B.SELECTION_VARIABLE] = variable
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_instructions"] + argv,
+                          cwd=I.ROOT, env=env, capture_output=True, text=True)
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("bench_instructions: " + message), lines
