@@ -104,6 +104,57 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
     listed_names = [l for l in section.splitlines() if l.startswith("| `")]
     assert all("[" in l for l in listed_names), listed_names  # each with its interval
 
+    # The same path on an A/A pair, with a planted false candidate: HEAD's recording filed a
+    # second time, under another name, with BASE's timings (LayerNorm ~9x slower, so asv's
+    # rule flags it). Measured again, HEAD against itself, the candidate must be refuted.
+    planted = project.results_dir / "planted"
+    planted.mkdir()
+    machine = json.loads((project.results_dir / project.machine / "machine.json").read_text())
+    machine["machine"] = "planted"
+    (planted / "machine.json").write_text(json.dumps(machine))
+    relabelled = json.loads(project.result_file(BASE, FLAVOR).read_text())
+    relabelled["commit_hash"] = project.tags[HEAD]
+    relabelled["params"]["machine"] = "planted"
+    (planted / project.result_file(HEAD, FLAVOR).name).write_text(json.dumps(relabelled))
+    point = "LayerNorm.time_forward('medium', 'float32'"
+    aa = ("confirm", HEAD, "--aa", project.machine, "planted", "--flavor", FLAVOR,
+          "--bench", r"LayerNorm.*medium', 'float32")
+    listed = project.mxbench(*aa, "--list")
+    assert listed.returncode == 0 and point in listed.stdout, listed.stdout[-3000:]
+    proc = project.mxbench(*aa, "--rounds", "2", "--", *FEW)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    line = [l for l in proc.stdout.splitlines() if point in l][-1]
+    assert " refuted " in line, proc.stdout[-3000:]
+    assert "A/A %s, %s: 0 confirmed" % (HEAD, FLAVOR) in proc.stdout
+    # kept apart from the pairs, each round's samples in order: 2 rounds a side of 5 samples
+    kept = project.base / "results-confirmations" / ("aa-%s" % HEAD)
+    store = project_model.load(str(project.conf_path), str(kept)).store
+    samples = [p.samples for p in store.points(project.machine, project.tags[HEAD],
+                                               project.env_name(FLAVOR))
+               if p.name == "bench_operators.%s, 'cpu')" % point]
+    assert [len(s) for s in samples] == [20], samples
+    assert confirmations.held_pairs(project_model.load(str(project.conf_path))) == [
+        (BASE, HEAD)]
+
+
+def test_an_aa_run_splits_into_odd_and_even_rounds():
+    rounds = [[r * 10 + i for i in range(confirmations.AA_REPEAT)] for r in range(4)]
+    a, b = confirmations.split_rounds([s for r in rounds for s in r])
+    assert a == rounds[0] + rounds[2] and b == rounds[1] + rounds[3]
+    assert confirmations.split_rounds(rounds[0] + rounds[1] + rounds[2]) is None  # 3 rounds
+    assert confirmations.split_rounds(rounds[0] + rounds[1][:3]) is None  # a round cut short
+    assert confirmations.split_rounds(None) is None
+
+
+@pytest.mark.parametrize("args,message", [
+    (["1.9.1"], "confirm needs BASE and HEAD"),
+    (["1.9.0", "1.9.1", "--aa", "x", "y"], "--aa compares one release with itself"),
+])
+def test_confirm_with_the_wrong_releases_says_so_in_one_line(args, message):
+    proc = mxbench("confirm", *args, "--list")
+    assert proc.returncode != 0 and message in proc.stdout, proc.stdout[-2000:]
+    assert "Traceback" not in proc.stdout
+
 
 def test_changes_between_releases_never_lists_an_unconfirmed_change(tmp_path):
     """The committed history with no confirmation runs: every pair says how many candidates

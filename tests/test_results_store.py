@@ -38,6 +38,11 @@ def the_file(store):
 def test_every_committed_result_file_is_valid():
     assert results.Store(ROOT / "results").problems() == []
     assert results.Store(ROOT / "experiments").problems() == []
+    assert results.Store(ROOT / "results-baselines").problems() == []
+    runs = sorted((ROOT / "results-confirmations").iterdir())  # BASE..HEAD and aa-RELEASE
+    assert runs
+    for run in runs:
+        assert results.Store(run).problems() == [], run.name
 
 
 def test_results_hold_the_history_and_experiments_live_apart():

@@ -10,6 +10,11 @@ verdict: **confirmed** when the interleaved ratio passes the factor in the same 
 its 95 % interval (bootstrap of the medians) lies beyond 1; **refuted** otherwise; **not yet
 confirmed** while no confirmation measured it. The Pinpoint pattern (Chromium): re-run both
 sides of an alert on one device before anyone acts on it.
+
+`mxbench confirm RELEASE --aa NAME_A NAME_B` runs the same path on an A/A pair: the changes
+that two recordings of one release (recorded as NAME_A and NAME_B) flag, measured again with
+the release against itself (odd rounds against even rounds, results-confirmations/aa-RELEASE/).
+Whatever it confirms is a false positive of the method; it should confirm nothing.
 """
 import os
 from tabulate import tabulate
@@ -19,16 +24,22 @@ from mxbench.commands.run import record_points
 from mxbench.core import project as project_model
 from mxbench.core.arguments import allow_busy_argument, positive_factor
 from mxbench.core.formatting import human_value, ratio_text
+from mxbench.core.errors import UserError
 from mxbench.reports.confirmations import (CONFIRMED, FACTOR, REFUTED, ROUNDS, UNCONFIRMED,
-                                           candidates, confirmation_project, counts,
-                                           interval_text, verdicts)
+                                           aa_asv_arguments, aa_candidates, aa_project,
+                                           aa_verdicts, candidates, confirmation_project,
+                                           counts, interval_text, verdicts)
 
 def setup_arguments(subparsers):
     parser = subparsers.add_parser(
         "confirm", help="measure again, interleaved, the changes the history flags between "
                         "two releases", description=__doc__.split("\n\n")[0])
-    parser.add_argument("base", help="the older release, e.g. 1.9.0")
-    parser.add_argument("head", help="the newer release, e.g. 1.9.1")
+    parser.add_argument("base", help="the older release, e.g. 1.9.0 (with --aa: the release)")
+    parser.add_argument("head", nargs="?", help="the newer release, e.g. 1.9.1 (not with --aa)")
+    parser.add_argument("--aa", nargs=2, metavar=("NAME_A", "NAME_B"),
+                        help="an A/A pair instead of two releases: the release's recordings "
+                             "under these two names (experiments/, then results/); the "
+                             "release is measured against itself")
     parser.add_argument("--flavor", default="cpu-mkldnn")
     parser.add_argument("--factor", type=positive_factor, default=FACTOR,
                         help="the history's factor (default: %(default)s)")
@@ -36,6 +47,8 @@ def setup_arguments(subparsers):
     parser.add_argument("--limit", type=int, help="only the N largest candidates")
     parser.add_argument("--beyond-noise", action="store_true",
                         help="only candidates beyond their point's noise (reports/noise.json)")
+    parser.add_argument("--noise", metavar="FILE",
+                        help="--beyond-noise with this table (python -m mxbench noise)")
     parser.add_argument("--rounds", type=int, default=ROUNDS,
                         help="interleaved rounds (default: %(default)s)")
     parser.add_argument("--list", action="store_true",
@@ -46,22 +59,20 @@ def setup_arguments(subparsers):
 
 
 def cmd_confirm(args):
+    if args.aa:
+        return cmd_confirm_aa(args)
+    if args.head is None:
+        raise UserError("confirm needs BASE and HEAD (or one release and --aa NAME_A NAME_B)")
     project = args.project
     machine = args.machine or asvtools.machine_name()
     for release in (args.base, args.head):
         project.require_build(release, args.flavor)
-    from mxbench.reports.noise import Noise
     changes = candidates(project, machine, args.base, args.head, args.flavor, args.factor,
-                         Noise.load() if args.beyond_noise else None)
-    if args.bench:
-        import re
-        changes = [c for c in changes if re.search(args.bench, c.name)]
-    changes = changes[:args.limit] if args.limit else changes
+                         noise_table(args))
+    changes = narrow(changes, args)
     if not changes:
-        print("%s -> %s, %s: the history flags no change at %.2fx (asv's rule%s%s): nothing "
-              "to confirm" % (args.base, args.head, args.flavor, args.factor,
-                              ", beyond each point's noise" if args.beyond_noise else "",
-                              ", -b %s" % args.bench if args.bench else ""))
+        print("%s -> %s, %s: the history flags no change at %.2fx%s: nothing to confirm"
+              % (args.base, args.head, args.flavor, args.factor, selection_text(args)))
         return 0
     if not args.list:
         code = record(project, machine, args, [c.name for c in changes])
@@ -71,6 +82,62 @@ def cmd_confirm(args):
                        args.factor)
     print_verdicts(results, args.base, args.head, args.flavor)
     return 0
+
+
+def cmd_confirm_aa(args):
+    """The A/A pair's flagged changes, measured again: the release against itself."""
+    if args.head is not None:
+        raise UserError("--aa compares one release with itself: give one release, not %s "
+                        "and %s" % (args.base, args.head))
+    project, release = args.project, args.base
+    machine = args.machine or asvtools.machine_name()
+    project.require_build(release, args.flavor)
+    name_a, name_b = args.aa
+    changes = narrow(aa_candidates(project, release, args.flavor, name_a, name_b, args.factor,
+                                   noise_table(args), results_only=bool(args.results)), args)
+    label = "A/A %s %s (%s vs %s)" % (release, args.flavor, name_a, name_b)
+    if not changes:
+        print("%s: no change flagged at %.2fx%s: nothing to confirm"
+              % (label, args.factor, selection_text(args)))
+        return 0
+    if not args.list:
+        target = aa_project(project, release)
+        asvtools.ensure_machine(machine)
+        project.ensure_ladder()
+        print("confirming %d candidate(s) of %s: %s alone, %d rounds a side, interleaved, "
+              "into %s" % (len(changes), label, release, args.rounds,
+                           os.path.relpath(target.results_dir, project_model.ROOT)), flush=True)
+        # ours last: the split into sides needs exactly these rounds and samples a round
+        code = record_points(target, machine, [release], [project.environment(args.flavor)],
+                             [c.name for c in changes],
+                             list(args.asv_args) + aa_asv_arguments(args.rounds),
+                             allow_busy=args.allow_busy)
+        if code not in (0, 2):
+            return code
+    results = aa_verdicts(project, machine, release, args.flavor, changes, args.factor)
+    print_verdicts(results, name_a, name_b, args.flavor, label="A/A " + release,
+                   note="every confirmed one is a false positive")
+    return 0
+
+
+def noise_table(args):
+    from mxbench.reports.noise import Noise
+    if args.noise:
+        return Noise.load(args.noise, required=True)
+    return Noise.load() if args.beyond_noise else None
+
+
+def narrow(changes, args):
+    if args.bench:
+        import re
+        changes = [c for c in changes if re.search(args.bench, c.name)]
+    return changes[:args.limit] if args.limit else changes
+
+
+def selection_text(args):
+    return " (asv's rule%s%s)" % (
+        ", beyond each point's noise" if args.beyond_noise or args.noise else "",
+        ", -b %s" % args.bench if args.bench else "")
 
 
 def record(project, machine, args, names):
@@ -87,12 +154,13 @@ def record(project, machine, args, names):
                          + list(args.asv_args), allow_busy=args.allow_busy)
 
 
-def print_verdicts(results, base, head, flavor):
+def print_verdicts(results, base, head, flavor, label=None, note=None):
     rows = [(v.change.name, human_value(v.change.before, v.change.unit),
              human_value(v.change.after, v.change.unit), ratio_text(v.change.ratio),
              v.state, interval_text(v)) for v in results]
-    print(tabulate(rows, headers=["point", base, head, "history", "verdict",
-                                  "interleaved ratio [95 % interval]"]))
+    print(tabulate(rows, headers=["point", base, head, "recorded" if label else "history",
+                                  "verdict", "interleaved ratio [95 % interval]"]))
     count = counts(results)
-    print("%s -> %s, %s: %d confirmed, %d refuted, %d not yet confirmed"
-          % (base, head, flavor, count[CONFIRMED], count[REFUTED], count[UNCONFIRMED]))
+    print("%s, %s: %d confirmed%s, %d refuted, %d not yet confirmed"
+          % (label or "%s -> %s" % (base, head), flavor, count[CONFIRMED],
+             " (%s)" % note if note else "", count[REFUTED], count[UNCONFIRMED]))

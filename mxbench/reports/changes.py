@@ -744,23 +744,30 @@ def side_points(stores, recorded_as, commit, env_name, release, flavor, variant)
                          " or ".join(os.path.basename(s.results_dir) for s in stores)))
 
 
+def side_pair(project, release, flavor, side_a, side_b, results_only=False):
+    """Both sides of an A/A or A/B comparison of one release, each (points, file); a side is
+    (recorded as, variant). Read from experiments/, then the history, unless results_only
+    (--results: the project's own results directory)."""
+    commit = project.commit(release)
+    sides = [(name, project.variant_environment(flavor, variant), variant)
+             for name, variant in (side_a, side_b)]
+    if sides[0][:2] == sides[1][:2]:
+        raise MatrixError("both sides are %s / %s; give two machine names or two variants"
+                          % sides[0][:2])
+    stores = ([project.store] if results_only else
+              [project.experiments_store, project.history_store])
+    return [side_points(stores, name, commit, env, release, flavor, variant)
+            for name, env, variant in sides]
+
+
 def side_command(args):
     """aa / ab: one release, two recordings (two experiment names, or two variants)."""
     project = args.project
     this_machine = asvtools.machine_name()
     name_a, name_b = args.machine_a or this_machine, args.machine_b or this_machine
-    commit = project.commit(args.release)
-    env_a = project.variant_environment(args.flavor, args.variant_a)
-    env_b = project.variant_environment(args.flavor, args.variant_b)
-    if (name_a, env_a) == (name_b, env_b):
-        raise MatrixError("both sides are %s / %s; give two machine names or two variants"
-                          % (name_a, env_a))
-    stores = ([project.store] if args.results else
-              [project.experiments_store, project.history_store])
-    (before, file_a), (after, file_b) = (
-        side_points(stores, name, commit, env, args.release, args.flavor, variant)
-        for name, env, variant in ((name_a, env_a, args.variant_a),
-                                   (name_b, env_b, args.variant_b)))
+    (before, file_a), (after, file_b) = side_pair(
+        project, args.release, args.flavor, (name_a, args.variant_a),
+        (name_b, args.variant_b), results_only=bool(args.results))
     changes = compare(before, after, args.factor)
     summary = aa_summary(changes)
     def side_name(name, variant):

@@ -54,9 +54,15 @@ def history_changes(project, machine, base, head, flavor, factor):
 def candidates(project, machine, base, head, flavor, factor, noise=None):
     """The history's changes of `flavor` from BASE to HEAD that pass asv's rule (timings),
     largest first; with a noise table, only those beyond each point's noise too."""
-    flagged = [c for c in history_changes(project, machine, base, head, flavor, factor)
-               if c.verdict != "same" and (noise is None or noise.beyond(c, factor))]
-    return sorted(flagged, key=lambda c: -abs(math.log(c.ratio)))
+    return flagged(history_changes(project, machine, base, head, flavor, factor), factor, noise)
+
+
+def flagged(changes, factor, noise=None):
+    """The timings among the changes that pass asv's rule (and, with a noise table, are
+    beyond each point's noise), largest first."""
+    kept = [c for c in changes if c.unit == "seconds" and c.verdict != "same"
+            and (noise is None or noise.beyond(c, factor))]
+    return sorted(kept, key=lambda c: -abs(math.log(c.ratio)))
 
 
 def verdicts(project, machine, base, head, flavor, changes, factor):
@@ -103,6 +109,68 @@ def interval_text(verdict):
     return "%sx [%s, %s]" % (ratio_text(verdict.ratio), ratio_text(verdict.low),
                              ratio_text(verdict.high))
 
+
+
+# --- A/A: the method's false positives ---------------------------------------------------------
+# Two recordings of one release flag "changes" that cannot be real. Measured again the way a
+# pair is (interleaved rounds, samples kept), the release against itself: asv runs it alone in
+# 2 x rounds rounds of exactly AA_REPEAT samples each, and the odd rounds are side A, the even
+# rounds side B. Every change such a run confirms is a false positive of the verdict rule.
+AA_PREFIX = "aa-"
+AA_REPEAT = 5  # samples per round, fixed so that the rounds can be told apart again
+
+
+def aa_project(project, release):
+    """The project recording into (and reading) the A/A confirmations of one release:
+    results-confirmations/aa-RELEASE (no '..': it is not a pair, the site and the changes
+    report leave it alone)."""
+    return project_model.load(project.config, os.path.join(confirmations_root(project),
+                                                            AA_PREFIX + release))
+
+
+def aa_asv_arguments(rounds):
+    """asv arguments of an A/A measurement with `rounds` rounds a side."""
+    return ["--interleave-rounds", "-a", "rounds=%d" % (2 * rounds),
+            "-a", "repeat=%d" % AA_REPEAT]
+
+
+def aa_candidates(project, release, flavor, name_a, name_b, factor, noise=None,
+                  results_only=False):
+    """The changes that asv's rule flags between two recordings of one release (recorded as
+    name_a and name_b: experiments/, then the history), the timings, largest first."""
+    from mxbench.reports.changes import compare, side_pair
+    (before, _), (after, _) = side_pair(project, release, flavor, (name_a, "default"),
+                                        (name_b, "default"), results_only)
+    return flagged(compare(before, after, factor), factor, noise)
+
+
+def split_rounds(samples, repeat=AA_REPEAT):
+    """(side A, side B) of one A/A point's samples: asv appends each round's `repeat`
+    samples in the order the rounds ran, so rounds 1, 3, ... are A and 2, 4, ... are B.
+    None unless the samples are an even number of whole rounds (a failed round, a run with
+    another repeat)."""
+    if not samples or len(samples) % (2 * repeat):
+        return None
+    rounds = [samples[i:i + repeat] for i in range(0, len(samples), repeat)]
+    return ([s for r in rounds[0::2] for s in r], [s for r in rounds[1::2] for s in r])
+
+
+def aa_verdicts(project, machine, release, flavor, changes, factor):
+    """A Verdict for each A/A change from the A/A confirmation run of RELEASE."""
+    store = aa_project(project, release).store
+    commit, env_name = project.commit(release), project.environment(flavor)
+    measured = (by_name(store.points(machine, commit, env_name))
+                if store.has(machine, commit, env_name) else {})
+    out = []
+    for change in changes:
+        point = measured.get(change.name)
+        sides = split_rounds(point.samples) if point is not None else None
+        interval = ratio_interval(sides[0], sides[1], LEVEL) if sides else None
+        if interval is None:
+            out.append(Verdict(change, UNCONFIRMED, None, None, None))
+        else:
+            out.append(Verdict(change, decide(change.ratio, interval, factor), *interval))
+    return out
 
 
 
