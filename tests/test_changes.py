@@ -5,7 +5,9 @@ import shutil
 import subprocess
 import sys
 
-from mxbench.reports.changes import Change, aa_summary, compare
+import pytest
+
+from mxbench.reports.changes import Change, aa_summary, compare, whole_selection
 from mxbench.core.results import Point
 from tests.conftest import ROOT
 
@@ -155,3 +157,16 @@ def test_between_any_two_recordings_and_its_refusals():
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     proc = changes_cli("lineage", "numpy")
     assert proc.returncode == 2 and "mxnet, mxnet-mkl, mxnet-native" in proc.stderr
+
+
+@pytest.mark.parametrize("command,whole", [
+    ("python -m mxbench run 1.9.1 --flavor cpu-mkldnn", True),
+    ("python -m mxbench run 1.9.1 --flavor cpu-mkldnn --bench ^bench_instructions\\.", False),
+    ("python -m mxbench run 1.6.0 -b BatchNorm", False),
+    ("python -m mxbench run 1.6.0 --bench=BatchNorm", False),
+    ("python -m mxbench run 'unbalanced", False),
+])
+def test_the_machine_line_reads_only_recordings_of_the_whole_selection(command, whole):
+    """A later run of the counts or of a few points into a record is not the machine its
+    timings had (changes releases' "Machine at the two recordings")."""
+    assert whole_selection(command) is whole

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from mxbench.core import project as project_model
-from mxbench.core.stats import ratio_interval
+from mxbench.core.stats import round_ratio_interval
 from mxbench.reports import confirmations
 from mxbench.reports.changes import Change
 from tests.conftest import ROOT
@@ -63,12 +63,27 @@ def test_the_verdict_rule(history, interval, state):
 
 
 def test_a_ratio_interval_holds_the_ratio_and_is_reproducible():
-    before = [1.0, 1.1, 0.9, 1.05, 0.95, 1.02]
-    after = [2.0, 2.1, 1.9, 2.05, 1.95, 2.02]
-    ratio, low, high = ratio_interval(before, after)
+    before = [[1.0, 1.1, 0.9], [1.05, 0.95, 1.02], [1.0, 0.98, 1.01]]
+    after = [[2.0, 2.1, 1.9], [2.05, 1.95, 2.02], [2.0, 1.97, 2.03]]
+    ratio, low, high = round_ratio_interval(before, after)
     assert low < ratio < high and low > 1.7 and high < 2.3
-    assert ratio_interval(before, after) == (ratio, low, high)
-    assert ratio_interval([], after) is None
+    assert round_ratio_interval(before, after) == (ratio, low, high)
+    assert round_ratio_interval([], after) is None
+    assert round_ratio_interval(None, after) is None
+
+
+def test_rounds_that_differ_as_processes_do_are_no_change():
+    """One build, 4 rounds a side, each round a process that runs 1x or 2x (as the A/A run
+    measured): every sample of a side differs from the other's median, yet resampling whole
+    rounds finds that a side can be all 1x or all 2x: no change."""
+    def rounds(speeds):
+        return [[speed * (1 + 0.01 * i) for i in range(5)] for speed in speeds]
+    ratio, low, high = round_ratio_interval(rounds([1, 1, 2, 1]), rounds([2, 1, 2, 2]))
+    assert ratio > 1.2 and low <= 1 <= high
+    assert confirmations.decide(1.5, (ratio, low, high), 1.2) == confirmations.REFUTED
+    ratio, low, high = round_ratio_interval(rounds([1, 1, 1, 1]), rounds([2, 2, 2, 2]))
+    assert low > 1.9 and confirmations.decide(2.0, (ratio, low, high), 1.2) == \
+        confirmations.CONFIRMED
 
 
 def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recorded_project):
@@ -138,12 +153,13 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
 
 
 def test_an_aa_run_splits_into_odd_and_even_rounds():
-    rounds = [[r * 10 + i for i in range(confirmations.AA_REPEAT)] for r in range(4)]
+    rounds = [[r * 10 + i for i in range(confirmations.ROUND_SAMPLES)] for r in range(4)]
     a, b = confirmations.split_rounds([s for r in rounds for s in r])
-    assert a == rounds[0] + rounds[2] and b == rounds[1] + rounds[3]
+    assert a == [rounds[0], rounds[2]] and b == [rounds[1], rounds[3]]
     assert confirmations.split_rounds(rounds[0] + rounds[1] + rounds[2]) is None  # 3 rounds
     assert confirmations.split_rounds(rounds[0] + rounds[1][:3]) is None  # a round cut short
     assert confirmations.split_rounds(None) is None
+    assert confirmations.rounds_of(rounds[0] + rounds[1]) == rounds[:2]
 
 
 @pytest.mark.parametrize("args,message", [

@@ -49,15 +49,9 @@ def differences(found, kept, keys):
             if kept[name].get(key) != found[name].get(key)]
 
 
-# Modules added since the last recording: asv adds their benchmarks to benchmarks.json on the
-# next run; until then they are the only names the history may lack.
-NOT_RECORDED_YET = ("bench_instructions.",)
-
-
 def test_operator_suite_matches_the_recorded_history_exactly(tmp_path):
     found, kept = discovered("benchmarks", tmp_path), recorded("results")
-    new = [name for name in set(found) - set(kept) if not name.startswith(NOT_RECORDED_YET)]
-    assert sorted(new) == [] and sorted(set(kept) - set(found)) == []
+    assert sorted(set(found) - set(kept)) == [] and sorted(set(kept) - set(found)) == []
     assert differences(found, kept, COMPARED) == []
 
 

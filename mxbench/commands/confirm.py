@@ -28,7 +28,8 @@ from mxbench.core.errors import UserError
 from mxbench.reports.confirmations import (CONFIRMED, FACTOR, REFUTED, ROUNDS, UNCONFIRMED,
                                            aa_asv_arguments, aa_candidates, aa_project,
                                            aa_verdicts, candidates, confirmation_project,
-                                           counts, interval_text, verdicts)
+                                           counts, interval_text, round_arguments,
+                                           verdicts)
 
 def setup_arguments(subparsers):
     parser = subparsers.add_parser(
@@ -148,10 +149,11 @@ def record(project, machine, args, names):
     print("confirming %d candidate(s) of %s -> %s (%s): %d interleaved rounds into %s"
           % (len(names), args.base, args.head, args.flavor, args.rounds,
              os.path.relpath(target.results_dir, project_model.ROOT)), flush=True)
+    # ours last: the verdict cuts each point's samples into rounds of ROUND_SAMPLES again
     return record_points(target, machine, [args.base, args.head],
                          [project.environment(args.flavor)], names,
-                         ["--interleave-rounds", "-a", "rounds=%d" % args.rounds]
-                         + list(args.asv_args), allow_busy=args.allow_busy)
+                         list(args.asv_args) + round_arguments(args.rounds),
+                         allow_busy=args.allow_busy)
 
 
 def print_verdicts(results, base, head, flavor, label=None, note=None):

@@ -74,17 +74,33 @@ def is_ordered(summary):
     return True
 
 
-def ratio_interval(before, after, level=0.95, resamples=2000, seed=0):
-    """(ratio, low, high): median(after) / median(before) and its bootstrap percentile
-    interval (both sides resampled, a fixed seed: the same samples give the same interval);
-    None when a side has no sample. Kalibera & Jones: a ratio is reported with its interval."""
-    a = np.asarray([s for s in before or () if not is_missing(s)], dtype=float)
-    b = np.asarray([s for s in after or () if not is_missing(s)], dtype=float)
-    if a.size == 0 or b.size == 0 or not np.median(a) > 0:
+def round_ratio_interval(before_rounds, after_rounds, level=0.95, resamples=2000, seed=0):
+    """(ratio, low, high): median(after) / median(before) over all samples, and its bootstrap
+    percentile interval (both sides resampled, a fixed seed: the same samples give the same
+    interval; Kalibera & Jones: a ratio is reported with its interval). The bootstrap
+    resamples whole rounds (a cluster bootstrap): a round is one benchmark process, and its
+    samples share
+    that process's state (memory layout, thread placement), so they are no independent
+    draws. Measured (docs/trust.md, the A/A run): one build's rounds differ by up to 2x, far
+    more than the samples inside a round, and a per-sample bootstrap calls that real.
+    Each side is a list of rounds (lists of samples); None when a side has no round with a
+    sample."""
+    sides = []
+    for rounds in (before_rounds, after_rounds):
+        kept = [np.asarray([s for s in r if not is_missing(s)], dtype=float)
+                for r in rounds or ()]
+        sides.append([r for r in kept if r.size])
+    if not sides[0] or not sides[1]:
+        return None
+    before_all, after_all = np.concatenate(sides[0]), np.concatenate(sides[1])
+    if not np.median(before_all) > 0:
         return None
     rng = np.random.RandomState(seed)
-    ratios = (np.median(b[rng.randint(0, b.size, (resamples, b.size))], axis=1)
-              / np.median(a[rng.randint(0, a.size, (resamples, a.size))], axis=1))
+
+    def medians(rounds):
+        picks = rng.randint(0, len(rounds), (resamples, len(rounds)))
+        return np.array([np.median(np.concatenate([rounds[i] for i in row])) for row in picks])
+    ratios = medians(sides[1]) / medians(sides[0])
     tail = 100 * (1 - level) / 2
     low, high = np.percentile(ratios, [tail, 100 - tail])
-    return float(np.median(b) / np.median(a)), float(low), float(high)
+    return float(np.median(after_all) / np.median(before_all)), float(low), float(high)

@@ -662,8 +662,9 @@ def machine_note(project, machine):
     environments = project.environment_names()
 
     def latest(release, flavor):
-        found = project.store.conditions(machine, project.commit(release),
-                                         environments[flavor])
+        found = [e for e in project.store.conditions(machine, project.commit(release),
+                                                     environments[flavor])
+                 if whole_selection(e.get("command", ""))]
         return found[-1] if found else None
 
     def note(flavor, ra, rb):
@@ -678,6 +679,19 @@ def machine_note(project, machine):
                              for k, v in sorted(ratios.items())) or "not measured",
                    "; **recorded on a busy machine: %s**" % ", ".join(busy) if busy else ""))
     return note
+
+
+def whole_selection(command):
+    """Whether a logged recording ran the default selection (no --bench / -b): only such a
+    recording's load and speed belong to the timings a release pair compares. A run of the
+    instruction counts, of the cliffs or of a few re-recorded points was made on another day,
+    and its figures would be read as the machine the timings had."""
+    import shlex
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    return not any(w in ("--bench", "-b") or w.startswith(("--bench=", "-b")) for w in words)
 
 
 def results_label(project):

@@ -10,10 +10,14 @@ from mxbench.core import project as project_model
 from mxbench.core.errors import UserError
 from mxbench.core.formatting import ratio_text
 from mxbench.core.results import by_name
-from mxbench.core.stats import ratio_interval
+from mxbench.core.stats import round_ratio_interval
 
 CONFIRMATIONS = "results-confirmations"  # beside the results directory it confirms
 ROUNDS = 4  # interleaved rounds per release: ~3x the samples of a history recording
+# samples a round: confirm asks asv for exactly this many, so that a point's samples can be
+# cut into its rounds again (every run before this was made with asv's default, 5 a round
+# for all the points measured)
+ROUND_SAMPLES = 5
 LEVEL = 0.95
 FACTOR = 1.2  # the history's factor (asv's rule) when none is given: confirm's and the report's
 
@@ -78,13 +82,29 @@ def verdicts(project, machine, base, head, flavor, changes, factor):
     for change in changes:
         interval = None
         if measured and change.name in measured[0] and change.name in measured[1]:
-            interval = ratio_interval(measured[0][change.name].samples,
-                                      measured[1][change.name].samples, LEVEL)
+            interval = round_ratio_interval(rounds_of(measured[0][change.name].samples),
+                                            rounds_of(measured[1][change.name].samples),
+                                            LEVEL)
         if interval is None:
             out.append(Verdict(change, UNCONFIRMED, None, None, None))
             continue
         out.append(Verdict(change, decide(change.ratio, interval, factor), *interval))
     return out
+
+
+def rounds_of(samples, size=ROUND_SAMPLES):
+    """One point's samples cut into its rounds (asv appends each round's samples in the order
+    the rounds ran); None unless they are whole rounds of `size` (a failed round, a run with
+    another repeat): such a point has no interval."""
+    if not samples or len(samples) % size:
+        return None
+    return [samples[i:i + size] for i in range(0, len(samples), size)]
+
+
+def round_arguments(rounds):
+    """asv arguments of `rounds` interleaved rounds of exactly ROUND_SAMPLES samples."""
+    return ["--interleave-rounds", "-a", "rounds=%d" % rounds,
+            "-a", "repeat=%d" % ROUND_SAMPLES]
 
 
 def decide(history_ratio, interval, factor):
@@ -114,10 +134,9 @@ def interval_text(verdict):
 # --- A/A: the method's false positives ---------------------------------------------------------
 # Two recordings of one release flag "changes" that cannot be real. Measured again the way a
 # pair is (interleaved rounds, samples kept), the release against itself: asv runs it alone in
-# 2 x rounds rounds of exactly AA_REPEAT samples each, and the odd rounds are side A, the even
-# rounds side B. Every change such a run confirms is a false positive of the verdict rule.
+# 2 x rounds rounds of exactly ROUND_SAMPLES samples each, and the odd rounds are side A, the
+# even rounds side B. Every change such a run confirms is a false positive of the verdict rule.
 AA_PREFIX = "aa-"
-AA_REPEAT = 5  # samples per round, fixed so that the rounds can be told apart again
 
 
 def aa_project(project, release):
@@ -130,8 +149,7 @@ def aa_project(project, release):
 
 def aa_asv_arguments(rounds):
     """asv arguments of an A/A measurement with `rounds` rounds a side."""
-    return ["--interleave-rounds", "-a", "rounds=%d" % (2 * rounds),
-            "-a", "repeat=%d" % AA_REPEAT]
+    return round_arguments(2 * rounds)
 
 
 def aa_candidates(project, release, flavor, name_a, name_b, factor, noise=None,
@@ -144,15 +162,13 @@ def aa_candidates(project, release, flavor, name_a, name_b, factor, noise=None,
     return flagged(compare(before, after, factor), factor, noise)
 
 
-def split_rounds(samples, repeat=AA_REPEAT):
-    """(side A, side B) of one A/A point's samples: asv appends each round's `repeat`
-    samples in the order the rounds ran, so rounds 1, 3, ... are A and 2, 4, ... are B.
-    None unless the samples are an even number of whole rounds (a failed round, a run with
-    another repeat)."""
-    if not samples or len(samples) % (2 * repeat):
+def split_rounds(samples):
+    """(side A, side B), each a list of rounds, of one A/A point's samples: rounds 1, 3, ...
+    are A and 2, 4, ... are B. None unless the samples are an even number of whole rounds."""
+    rounds = rounds_of(samples)
+    if not rounds or len(rounds) % 2:
         return None
-    rounds = [samples[i:i + repeat] for i in range(0, len(samples), repeat)]
-    return ([s for r in rounds[0::2] for s in r], [s for r in rounds[1::2] for s in r])
+    return rounds[0::2], rounds[1::2]
 
 
 def aa_verdicts(project, machine, release, flavor, changes, factor):
@@ -165,7 +181,7 @@ def aa_verdicts(project, machine, release, flavor, changes, factor):
     for change in changes:
         point = measured.get(change.name)
         sides = split_rounds(point.samples) if point is not None else None
-        interval = ratio_interval(sides[0], sides[1], LEVEL) if sides else None
+        interval = round_ratio_interval(sides[0], sides[1], LEVEL) if sides else None
         if interval is None:
             out.append(Verdict(change, UNCONFIRMED, None, None, None))
         else:
