@@ -8,7 +8,6 @@ import json
 import os
 import random
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import time
 import pytest
 
 from mxbench.core import results
-from tests.conftest import E2E_ATTRS, ROOT, AsvProject
+from tests.conftest import E2E_ATTRS, ROOT
 
 FLAVOR = "cpu-mkldnn"
 RELEASE = "1.9.1"
