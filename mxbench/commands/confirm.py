@@ -26,7 +26,7 @@ from mxbench.core.arguments import allow_busy_argument, positive_factor
 from mxbench.core.formatting import human_value, ratio_text
 from mxbench.core.errors import UserError
 from mxbench.reports.confirmations import (CONFIRMED, FACTOR, REFUTED, ROUNDS, UNCONFIRMED,
-                                           aa_asv_arguments, aa_candidates, aa_project,
+                                           aa_candidates, aa_project,
                                            aa_verdicts, candidates, confirmation_project,
                                            counts, interval_text, round_arguments,
                                            verdicts)
@@ -76,7 +76,11 @@ def cmd_confirm(args):
               % (args.base, args.head, args.flavor, args.factor, selection_text(args)))
         return 0
     if not args.list:
-        code = record(project, machine, args, [c.name for c in changes])
+        code = record(project, machine, args,
+                       confirmation_project(project, args.base, args.head),
+                       [args.base, args.head], [c.name for c in changes], args.rounds,
+                       "%s -> %s (%s): %d interleaved rounds"
+                       % (args.base, args.head, args.flavor, args.rounds))
         if code not in (0, 2):  # 2: some benchmark failed; the others still have verdicts
             return code
     results = verdicts(project, machine, args.base, args.head, args.flavor, changes,
@@ -102,17 +106,11 @@ def cmd_confirm_aa(args):
               % (label, args.factor, selection_text(args)))
         return 0
     if not args.list:
-        target = aa_project(project, release)
-        asvtools.ensure_machine(machine)
-        project.ensure_ladder()
-        print("confirming %d candidate(s) of %s: %s alone, %d rounds a side, interleaved, "
-              "into %s" % (len(changes), label, release, args.rounds,
-                           os.path.relpath(target.results_dir, project_model.ROOT)), flush=True)
-        # ours last: the split into sides needs exactly these rounds and samples a round
-        code = record_points(target, machine, [release], [project.environment(args.flavor)],
-                             [c.name for c in changes],
-                             list(args.asv_args) + aa_asv_arguments(args.rounds),
-                             allow_busy=args.allow_busy)
+        # the release alone: odd rounds are side A, even rounds side B
+        code = record(project, machine, args, aa_project(project, release), [release],
+                      [c.name for c in changes], 2 * args.rounds,
+                      "%s: %s alone, %d rounds a side, interleaved"
+                      % (label, release, args.rounds))
         if code not in (0, 2):
             return code
     results = aa_verdicts(project, machine, release, args.flavor, changes, args.factor)
@@ -141,18 +139,17 @@ def selection_text(args):
         ", -b %s" % args.bench if args.bench else "")
 
 
-def record(project, machine, args, names):
-    """Both releases, interleaved rounds, only these points, into the confirmation store."""
-    target = confirmation_project(project, args.base, args.head)
+def record(project, machine, args, target, releases, names, rounds, what):
+    """These releases, `rounds` interleaved rounds, only these points, into `target` (a
+    confirmation store)."""
     asvtools.ensure_machine(machine)
     project.ensure_ladder()
-    print("confirming %d candidate(s) of %s -> %s (%s): %d interleaved rounds into %s"
-          % (len(names), args.base, args.head, args.flavor, args.rounds,
-             os.path.relpath(target.results_dir, project_model.ROOT)), flush=True)
+    print("confirming %d candidate(s) of %s into %s"
+          % (len(names), what, os.path.relpath(target.results_dir, project_model.ROOT)),
+          flush=True)
     # ours last: the verdict cuts each point's samples into rounds of ROUND_SAMPLES again
-    return record_points(target, machine, [args.base, args.head],
-                         [project.environment(args.flavor)], names,
-                         list(args.asv_args) + round_arguments(args.rounds),
+    return record_points(target, machine, releases, [project.environment(args.flavor)], names,
+                         list(args.asv_args) + round_arguments(rounds),
                          allow_busy=args.allow_busy)
 
 

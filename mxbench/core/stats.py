@@ -79,9 +79,8 @@ def round_ratio_interval(before_rounds, after_rounds, level=0.95, resamples=2000
     percentile interval (both sides resampled, a fixed seed: the same samples give the same
     interval; Kalibera & Jones: a ratio is reported with its interval). The bootstrap
     resamples whole rounds (a cluster bootstrap): a round is one benchmark process, and its
-    samples share
-    that process's state (memory layout, thread placement), so they are no independent
-    draws. Measured (docs/trust.md, the A/A run): one build's rounds differ by up to 2x, far
+    samples share that process's state (memory layout, thread placement), so they are no
+    independent draws. Measured (docs/trust.md, the A/A run): one build's rounds differ by up to 2x, far
     more than the samples inside a round, and a per-sample bootstrap calls that real.
     Each side is a list of rounds (lists of samples); None when a side has no round with a
     sample."""

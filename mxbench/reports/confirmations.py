@@ -85,11 +85,16 @@ def verdicts(project, machine, base, head, flavor, changes, factor):
             interval = round_ratio_interval(rounds_of(measured[0][change.name].samples),
                                             rounds_of(measured[1][change.name].samples),
                                             LEVEL)
-        if interval is None:
-            out.append(Verdict(change, UNCONFIRMED, None, None, None))
-            continue
-        out.append(Verdict(change, decide(change.ratio, interval, factor), *interval))
+        out.append(judged(change, interval, factor))
     return out
+
+
+def judged(change, interval, factor):
+    """The Verdict of a change from its interleaved (ratio, low, high), or not yet confirmed
+    without one."""
+    if interval is None:
+        return Verdict(change, UNCONFIRMED, None, None, None)
+    return Verdict(change, decide(change.ratio, interval, factor), *interval)
 
 
 def rounds_of(samples, size=ROUND_SAMPLES):
@@ -147,11 +152,6 @@ def aa_project(project, release):
                                                             AA_PREFIX + release))
 
 
-def aa_asv_arguments(rounds):
-    """asv arguments of an A/A measurement with `rounds` rounds a side."""
-    return round_arguments(2 * rounds)
-
-
 def aa_candidates(project, release, flavor, name_a, name_b, factor, noise=None,
                   results_only=False):
     """The changes that asv's rule flags between two recordings of one release (recorded as
@@ -182,10 +182,7 @@ def aa_verdicts(project, machine, release, flavor, changes, factor):
         point = measured.get(change.name)
         sides = split_rounds(point.samples) if point is not None else None
         interval = round_ratio_interval(sides[0], sides[1], LEVEL) if sides else None
-        if interval is None:
-            out.append(Verdict(change, UNCONFIRMED, None, None, None))
-        else:
-            out.append(Verdict(change, decide(change.ratio, interval, factor), *interval))
+        out.append(judged(change, interval, factor))
     return out
 
 
