@@ -112,7 +112,7 @@ class Resolution:
     """What (release, flavor[, environment]) maps to."""
     release: str
     flavor: str
-    status: str  # OK, NO_BUILD or INCOMPATIBLE
+    status: str  # OK, NO_BUILD, INCOMPATIBLE or NOT_RUNNABLE (a wheel that does not import here)
     package: Optional[str] = None
     reason: str = ""
 
@@ -153,6 +153,7 @@ class Matrix:
     off_ladder_packages: Dict[str, Dict[str, _dt.date]] = field(default_factory=dict)
     off_ladder_groups: List[OffLadderGroup] = field(default_factory=list)
     runtimes: Dict[str, Runtime] = field(default_factory=dict)
+    not_importable: Dict[str, Dict[str, str]] = field(default_factory=dict)  # package -> version -> why
 
     # -- releases -------------------------------------------------------------------------
     def releases(self) -> List[str]:
@@ -242,6 +243,11 @@ class Matrix:
             return Resolution(release, flavor, NO_BUILD, package=None,
                               reason="%s has no %s wheel for Linux x86_64 (it has: %s)"
                               % (package, release, ", ".join(have) or "none"))
+        why = self.not_importable.get(package, {}).get(release)
+        if why:
+            return Resolution(release, flavor, NOT_RUNNABLE, package=None,
+                              reason="%s==%s installs but does not import here: %s"
+                              % (package, release, why))
         if python is not None and numpy is not None:
             for limit in self.limits:
                 if limit.violated_by(release, python, numpy):
@@ -283,6 +289,13 @@ def _parse(data_dir: str) -> Matrix:
     packages_raw = packages_toml["packages"]
     placeholders = {name: list(p["versions"])
                     for name, p in packages_toml.get("placeholders", {}).items()}
+    not_importable = {}
+    for name, entry in packages_toml.get("not_importable", {}).items():
+        missing = [v for v in entry["versions"] if v not in packages_raw.get(name, {})]
+        if missing:
+            raise MatrixError("packages.toml: not_importable %s %s: not on the ladder"
+                              % (name, ", ".join(missing)))
+        not_importable[name] = dict((v, entry["reason"]) for v in entry["versions"])
     packages = {}
     for name, versions in packages_raw.items():
         packages[name] = {}
@@ -330,7 +343,7 @@ def _parse(data_dir: str) -> Matrix:
         raise MatrixError("packages.toml: %s both on and off the ladder"
                           % ", ".join(sorted(listed & on_ladder)))
     return Matrix(packages, flavors, environments, limits, placeholders, off_packages, groups,
-                  runtimes)
+                  runtimes, not_importable)
 
 
 @lru_cache(maxsize=None)

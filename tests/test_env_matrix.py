@@ -58,6 +58,15 @@ def test_every_version_off_the_ladder_has_one_reason():
     assert MATRIX.off_ladder_group("0.11.0").status == M.OFF_LADDER
 
 
+def test_a_ladder_wheel_that_does_not_import_here_is_not_runnable():
+    # mxnet==1.8.0 links the system's libopenblas.so.0 (1.8.0.post0 bundles it): a run of it
+    # measured no MXNet point, so nothing may pick it, and the reason says why
+    res = MATRIX.resolve("1.8.0", "cpu-mkldnn", "3.11", "1.23.5")
+    assert res.status == M.NOT_RUNNABLE and "libopenblas.so.0" in res.reason, res
+    assert MATRIX.resolve("1.8.0.post0", "cpu-mkldnn", "3.11", "1.23.5").status == M.OK
+    assert "1.8.0" in MATRIX.releases()  # still on the ladder: the hashes stay
+
+
 def test_every_flavor_package_exists_and_every_package_is_used():
     used = {name for fl in MATRIX.flavors.values() for name, _ in fl.packages}
     assert used == set(MATRIX.packages)
@@ -71,7 +80,8 @@ def test_a_resolved_wheel_really_belongs_to_its_package():
                 assert release in MATRIX.packages[res.package]
                 assert res.package == MATRIX.flavor(flavor).package_for(release)
             else:
-                assert res.status == M.NO_BUILD and res.package is None and res.reason
+                assert res.status in (M.NO_BUILD, M.NOT_RUNNABLE), res
+                assert res.package is None and res.reason
 
 
 def test_known_facts_of_the_flavors():
@@ -174,6 +184,9 @@ def test_table_command_prints_every_release_and_flavor():
     assert "off ladder" in next(line for line in lines if line.startswith("0.11.0 "))
     note = next(line for line in lines if line.strip().startswith("0.12.0, 0.12.1:"))
     assert "not runnable" in note and "libgfortran.so.3" in note
+    assert "not runnable" in next(line for line in lines if line.startswith("1.8.0 "))
+    assert any(line.strip().startswith("mxnet==1.8.0: OSError: libopenblas.so.0")
+               for line in lines)
 
 
 def test_table_command_with_all_flavors_and_a_bad_flavor():

@@ -150,11 +150,16 @@ class Bisection(object):
         self.require_known_benchmark()
         releases = releases_in_range(self.project, range_spec)
         built = self.project.built_releases(self.flavor, releases)
-        skipped = [r for r in releases if r not in built]
+        skipped = {}  # status (no build, not runnable, ...) -> releases, in ladder order
+        for release in releases:
+            if release not in built:
+                skipped.setdefault(self.project.wheel(release, self.flavor).status,
+                                   []).append(release)
         print("%s: %d releases (both ends included), %d with a %s build%s; results of "
               "machine %s" % (range_spec, len(releases), len(built), self.flavor,
-                              (" (no build: %s)" % ", ".join(skipped)) if skipped else "",
-                              self.machine), flush=True)
+                              (" (%s)" % "; ".join("%s: %s" % (status, ", ".join(names))
+                                                   for status, names in skipped.items())
+                               if skipped else ""), self.machine), flush=True)
         if len(built) < 2:
             raise MatrixError("need at least two releases with a %s build in %s"
                               % (self.flavor, range_spec))

@@ -26,6 +26,11 @@ def cmd_table(args):
     print("\nNot on the release ladder (on PyPI; never installed):")
     for group in matrix.off_ladder_groups:
         print("  %s: %s: %s" % (", ".join(group.releases), group.status, group.reason))
+    if matrix.not_importable:
+        print("\nOn the ladder, not runnable here (installs, does not import):")
+        for package, versions in sorted(matrix.not_importable.items()):
+            for version, why in sorted(versions.items()):
+                print("  %s==%s: %s" % (package, version, why))
     gpu = [name for name in flavors if matrix.cuda_requirement(name)]
     if gpu:
         print("\nBesides the wheel, each GPU flavor needs (README, GPU flavors):")
