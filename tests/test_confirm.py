@@ -50,16 +50,28 @@ def test_noise_needs_three_recordings_of_the_release(tmp_path):
     assert proc.returncode == 2 and "no measured timing of 1.9.0" in proc.stdout
 
 
-@pytest.mark.parametrize("history,interval,state", [
-    (2.0, (1.9, 1.8, 2.0), confirmations.CONFIRMED),
-    (2.0, (1.1, 1.05, 1.15), confirmations.REFUTED),    # real, but under the factor
-    (2.0, (1.0, 0.9, 1.3), confirmations.REFUTED),      # no change
-    (2.0, (1.3, 0.98, 1.6), confirmations.REFUTED),     # the interval reaches 1
-    (0.5, (0.4, 0.35, 0.45), confirmations.CONFIRMED),
-    (0.5, (1.5, 1.4, 1.6), confirmations.REFUTED),      # the other way
+@pytest.mark.parametrize("history,interval,separated,state", [
+    (2.0, (1.9, 1.8, 2.0), True, confirmations.CONFIRMED),
+    (2.0, (1.9, 1.8, 2.0), False, confirmations.INCONCLUSIVE),  # the rounds overlap
+    (2.0, (1.1, 1.05, 1.15), True, confirmations.REFUTED),  # real, but under the factor
+    (2.0, (1.0, 0.9, 1.3), False, confirmations.REFUTED),   # no change
+    (2.0, (1.3, 0.98, 1.6), True, confirmations.INCONCLUSIVE),  # the interval reaches 1
+    (1.5, (1.1, 0.9, 1.6), False, confirmations.INCONCLUSIVE),  # ... and holds the history's
+    (0.5, (0.4, 0.35, 0.45), True, confirmations.CONFIRMED),
+    (0.5, (1.5, 1.4, 1.6), False, confirmations.REFUTED),   # the other way
 ])
-def test_the_verdict_rule(history, interval, state):
-    assert confirmations.decide(history, interval, 1.2) == state
+def test_the_verdict_rule(history, interval, separated, state):
+    assert confirmations.decide(history, interval, 1.2, separated) == state
+
+
+def test_rounds_separate_only_when_every_round_lies_beyond():
+    from mxbench.core.stats import rounds_separated
+    low, high = [[1.0, 1.1], [1.2, 1.0]], [[1.5, 1.6], [1.3, 1.4]]
+    assert rounds_separated(low, high, slower=True)
+    assert not rounds_separated(low, high, slower=False)
+    assert rounds_separated(high, low, slower=False)
+    assert not rounds_separated(low, high + [[1.05, 1.05]], slower=True)
+    assert not rounds_separated([], high, slower=True)
 
 
 def test_a_ratio_interval_holds_the_ratio_and_is_reproducible():
@@ -80,10 +92,13 @@ def test_rounds_that_differ_as_processes_do_are_no_change():
         return [[speed * (1 + 0.01 * i) for i in range(5)] for speed in speeds]
     ratio, low, high = round_ratio_interval(rounds([1, 1, 2, 1]), rounds([2, 1, 2, 2]))
     assert ratio > 1.2 and low <= 1 <= high
-    assert confirmations.decide(1.5, (ratio, low, high), 1.2) == confirmations.REFUTED
+    change = Change("p", 1.0, 1.5, 1.5, "slower", "seconds")
+    assert confirmations.judged(change, (rounds([1, 1, 2, 1]), rounds([2, 1, 2, 2])),
+                                1.2).state == confirmations.INCONCLUSIVE
     ratio, low, high = round_ratio_interval(rounds([1, 1, 1, 1]), rounds([2, 2, 2, 2]))
-    assert low > 1.9 and confirmations.decide(2.0, (ratio, low, high), 1.2) == \
-        confirmations.CONFIRMED
+    assert low > 1.9
+    assert confirmations.judged(change, (rounds([1, 1, 1, 1]), rounds([2, 2, 2, 2])),
+                                1.2).state == confirmations.CONFIRMED
 
 
 def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recorded_project):
@@ -184,6 +199,6 @@ def test_changes_between_releases_never_lists_an_unconfirmed_change(tmp_path):
                     2.0, "slower", "seconds")
     text = markdown_report({FLAVOR: [("1.9.0", "1.9.1", [change])]}, "m", 1.2, 10,
                            judge=judge)
-    assert "**0 confirmed**, 0 refuted, 1 not yet confirmed" in text
+    assert "**0 confirmed**, 0 refuted, 0 inconclusive, 1 not yet confirmed" in text
     assert "python -m mxbench confirm 1.9.0 1.9.1 --flavor cpu-mkldnn" in text
     assert "| `" not in text

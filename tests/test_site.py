@@ -891,10 +891,11 @@ def test_regressions_page_marks_each_regression_with_its_verdict(chromium, verdi
     for row in unconfirmed:
         assert row["command"] == "python -m mxbench confirm 1.9.0 1.9.1 --flavor cpu-mkldnn"
     summary = page.evaluate("$('#mxbench-verdict-summary').text()")
-    assert summary.startswith("%d regressions shown: %d confirmed, %d refuted, %d not yet "
-                              "confirmed" % (len(rows), states.get("confirmed", 0),
-                                             states.get("refuted", 0),
-                                             states.get("not yet confirmed", 0))), summary
+    assert summary.startswith("%d regressions shown: %d confirmed, %d refuted, %d "
+                              "inconclusive, %d not yet confirmed"
+                              % (len(rows), states.get("confirmed", 0),
+                                 states.get("refuted", 0), states.get("inconclusive", 0),
+                                 states.get("not yet confirmed", 0))), summary
     # a range of one ladder commit (asv writes only the later one) and a longer range
     tags = verdict_site.tags
     one = page.evaluate("mxbenchOverlay.range_releases(%s)" % json.dumps(tags["1.9.1"][:8]))

@@ -91,16 +91,15 @@ def print_counts(project, machine, base, head, flavor, factor, shown=10):
 
 def print_confirmations(project, machine, base, head, flavor, factor=1.2, shown=10):
     """What the confirmation runs say of the timings the history flags (docs/trust.md)."""
-    from mxbench.reports.confirmations import (CONFIRMED, REFUTED, UNCONFIRMED, candidates,
-                                               counts, interval_text, verdicts)
+    from mxbench.reports.confirmations import (CONFIRMED, UNCONFIRMED, candidates, counts,
+                                               counts_text, interval_text, verdicts)
     found = verdicts(project, machine, base, head, flavor,
                      candidates(project, machine, base, head, flavor, factor), factor)
     count = counts(found)
     print("confirmation runs (docs/trust.md), %s: of %d timings asv's rule flags at %.2fx, "
-          "%d confirmed, %d refuted, %d not yet confirmed%s"
-          % (flavor, len(found), factor, count[CONFIRMED], count[REFUTED], count[UNCONFIRMED],
-             " (python -m mxbench confirm %s %s --flavor %s)" % (base, head, flavor)
-             if count[UNCONFIRMED] else ""))
+          "%s%s" % (flavor, len(found), factor, counts_text(count),
+                    " (python -m mxbench confirm %s %s --flavor %s)" % (base, head, flavor)
+                    if count[UNCONFIRMED] else ""))
     for v in [v for v in found if v.state == CONFIRMED][:shown]:
         print("  confirmed %s  %s" % (v.change.name, interval_text(v)))
 

@@ -25,11 +25,10 @@ from mxbench.core import project as project_model
 from mxbench.core.arguments import allow_busy_argument, positive_factor
 from mxbench.core.formatting import human_value, ratio_text
 from mxbench.core.errors import UserError
-from mxbench.reports.confirmations import (CONFIRMED, FACTOR, REFUTED, ROUNDS, UNCONFIRMED,
-                                           aa_candidates, aa_project,
-                                           aa_verdicts, candidates, confirmation_project,
-                                           counts, interval_text, round_arguments,
-                                           verdicts)
+from mxbench.reports.confirmations import (FACTOR, INCONCLUSIVE, ROUNDS, aa_candidates,
+                                           aa_project, aa_verdicts, candidates,
+                                           confirmation_project, counts, counts_text,
+                                           interval_text, round_arguments, verdicts)
 
 def setup_arguments(subparsers):
     parser = subparsers.add_parser(
@@ -160,6 +159,8 @@ def print_verdicts(results, base, head, flavor, label=None, note=None):
     print(tabulate(rows, headers=["point", base, head, "recorded" if label else "history",
                                   "verdict", "interleaved ratio [95 % interval]"]))
     count = counts(results)
-    print("%s, %s: %d confirmed%s, %d refuted, %d not yet confirmed"
-          % (label or "%s -> %s" % (base, head), flavor, count[CONFIRMED],
-             " (%s)" % note if note else "", count[REFUTED], count[UNCONFIRMED]))
+    print("%s, %s: %s%s" % (label or "%s -> %s" % (base, head), flavor, counts_text(count),
+                            " (%s)" % note if note else ""))
+    if count[INCONCLUSIVE]:
+        print("inconclusive: the interleaved run can neither confirm nor refute them; "
+              "more --rounds can")

@@ -103,3 +103,19 @@ def round_ratio_interval(before_rounds, after_rounds, level=0.95, resamples=2000
     tail = 100 * (1 - level) / 2
     low, high = np.percentile(ratios, [tail, 100 - tail])
     return float(np.median(after_all) / np.median(before_all)), float(low), float(high)
+
+
+def rounds_separated(before_rounds, after_rounds, slower):
+    """Whether every round of `after` lies beyond every round of `before` (by its median):
+    above when `slower`, else below. For rounds of one build, in random order, a chance of
+    1 / C(n + m, n) (4 rounds a side: 1 in 70): a rank test on whole rounds, which are the
+    independent units (round_ratio_interval)."""
+    medians = []
+    for rounds in (before_rounds, after_rounds):
+        kept = [[s for s in r if not is_missing(s)] for r in rounds or ()]
+        medians.append([float(np.median(r)) for r in kept if r])
+    if not medians[0] or not medians[1]:
+        return False
+    if slower:
+        return min(medians[1]) > max(medians[0])
+    return max(medians[1]) < min(medians[0])

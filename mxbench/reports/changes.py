@@ -79,7 +79,9 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
              "(`reports/noise.json`). So a change is listed only when a **confirmation run** "
              "reproduced it: both releases measured again in one session, rounds interleaved "
              "(`python -m mxbench confirm A B --flavor F`, kept in `results-confirmations/`), "
-             "the ratio past %.2fx in the same direction with its 95 %% interval beyond 1. "
+             "the ratio past %.2fx in the same direction with its 95 %% interval beyond 1 and "
+             "every round of one release beyond every round of the other (refuted: short of "
+             "the factor, the history's ratio outside the interval; inconclusive: neither). "
              "Candidates are the points asv's rule flags (ratio past %.2fx, statistics that "
              "differ); ratio = new / old (for times, > 1 is slower). Releases without a build "
              "for a flavor are skipped; each pair is consecutive among the measured ones."
@@ -97,12 +99,11 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
                       if noise else "")
             lines += ["### %s → %s" % (ra, rb), "",
                       "%d points compared; asv's rule flags %d (%d slower, %d faster%s): "
-                      "**%d confirmed**, %d refuted, %d not yet confirmed."
+                      "**%d confirmed**, %d refuted, %d inconclusive, %d not yet confirmed."
                       % (len(changes), len(flagged),
                          sum(c.verdict == "slower" for c in flagged),
                          sum(c.verdict == "faster" for c in flagged), beyond,
-                         counts[confirmations.CONFIRMED], counts[confirmations.REFUTED],
-                         counts[confirmations.UNCONFIRMED]), ""]
+                         *(counts[state] for state in confirmations.STATES)), ""]
             note = machine_note(flavor, ra, rb) if machine_note else None
             if note:
                 lines += [note, ""]

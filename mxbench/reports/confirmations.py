@@ -1,6 +1,7 @@
 """Verdicts of the confirmation runs (`python -m mxbench confirm`): for each change the history
-flags between two releases, confirmed, refuted or not yet confirmed, with the interleaved
-ratio and its 95 % interval. Read by `confirm` and by the changes report (reports/CHANGES.md).
+flags between two releases, confirmed, refuted, inconclusive or not yet confirmed, with the
+interleaved ratio and its 95 % interval. Read by `confirm` and by the changes report
+(reports/CHANGES.md).
 """
 import math
 import os
@@ -10,7 +11,7 @@ from mxbench.core import project as project_model
 from mxbench.core.errors import UserError
 from mxbench.core.formatting import ratio_text
 from mxbench.core.results import by_name
-from mxbench.core.stats import round_ratio_interval
+from mxbench.core.stats import round_ratio_interval, rounds_separated
 
 CONFIRMATIONS = "results-confirmations"  # beside the results directory it confirms
 ROUNDS = 4  # interleaved rounds per release: ~3x the samples of a history recording
@@ -22,7 +23,9 @@ LEVEL = 0.95
 FACTOR = 1.2  # the history's factor (asv's rule) when none is given: confirm's and the report's
 
 Verdict = namedtuple("Verdict", "change state ratio low high")
-CONFIRMED, REFUTED, UNCONFIRMED = "confirmed", "refuted", "not yet confirmed"
+CONFIRMED, REFUTED, INCONCLUSIVE = "confirmed", "refuted", "inconclusive"
+UNCONFIRMED = "not yet confirmed"
+STATES = (CONFIRMED, REFUTED, INCONCLUSIVE, UNCONFIRMED)
 
 
 def confirmations_root(project):
@@ -80,21 +83,22 @@ def verdicts(project, machine, base, head, flavor, changes, factor):
                     for r in (base, head)]
     out = []
     for change in changes:
-        interval = None
+        sides = None
         if measured and change.name in measured[0] and change.name in measured[1]:
-            interval = round_ratio_interval(rounds_of(measured[0][change.name].samples),
-                                            rounds_of(measured[1][change.name].samples),
-                                            LEVEL)
-        out.append(judged(change, interval, factor))
+            sides = (rounds_of(measured[0][change.name].samples),
+                     rounds_of(measured[1][change.name].samples))
+        out.append(judged(change, sides, factor))
     return out
 
 
-def judged(change, interval, factor):
-    """The Verdict of a change from its interleaved (ratio, low, high), or not yet confirmed
-    without one."""
+def judged(change, sides, factor):
+    """The Verdict of a change from its interleaved rounds (BASE's, HEAD's), or not yet
+    confirmed without them (or without a whole round a side)."""
+    interval = round_ratio_interval(sides[0], sides[1], LEVEL) if sides else None
     if interval is None:
         return Verdict(change, UNCONFIRMED, None, None, None)
-    return Verdict(change, decide(change.ratio, interval, factor), *interval)
+    separated = rounds_separated(sides[0], sides[1], slower=change.ratio > 1)
+    return Verdict(change, decide(change.ratio, interval, factor, separated), *interval)
 
 
 def rounds_of(samples, size=ROUND_SAMPLES):
@@ -112,20 +116,40 @@ def round_arguments(rounds):
             "-a", "repeat=%d" % ROUND_SAMPLES]
 
 
-def decide(history_ratio, interval, factor):
-    """CONFIRMED when the interleaved (ratio, low, high) goes the history's way, past the
-    factor, with its interval beyond 1; else REFUTED (no change, a smaller one, or the
-    other way)."""
+def decide(history_ratio, interval, factor, separated):
+    """The state of a change the history showed (`history_ratio`, past the factor) from its
+    interleaved (ratio, low, high) and whether every HEAD round lay beyond every BASE round
+    the history's way (`separated`):
+
+    - CONFIRMED: the ratio goes the history's way past the factor, its interval lies beyond
+      1, and the rounds separate. The last is the A/A run's lesson (docs/trust.md): one
+      build's rounds differ as processes do, and 3 of its 27 intervals lay past the factor;
+      with 4 rounds a side, rounds that did not change separate by chance 1 time in 70;
+    - REFUTED: the ratio falls short of the factor (or goes the other way) and the interval
+      excludes the history's ratio: what the history showed did not happen again;
+    - INCONCLUSIVE: neither: the ratio is past the factor without the interval or the rounds
+      to back it, or the interval still holds the history's ratio. More rounds can tell.
+    """
     ratio, low, high = interval
     if history_ratio > 1:
-        return CONFIRMED if low > 1 and ratio >= factor else REFUTED
-    return CONFIRMED if high < 1 and ratio <= 1 / factor else REFUTED
+        past, beyond_one = ratio >= factor, low > 1
+    else:
+        past, beyond_one = ratio <= 1 / factor, high < 1
+    if past and beyond_one and separated:
+        return CONFIRMED
+    if not past and not low <= history_ratio <= high:
+        return REFUTED
+    return INCONCLUSIVE
 
 
 def counts(verdicts):
     """{state: how many of the verdicts are in it}, every state present."""
-    return dict((state, sum(v.state == state for v in verdicts))
-                for state in (CONFIRMED, REFUTED, UNCONFIRMED))
+    return dict((state, sum(v.state == state for v in verdicts)) for state in STATES)
+
+
+def counts_text(count):
+    """'N confirmed, N refuted, N inconclusive, N not yet confirmed' of counts()."""
+    return ", ".join("%d %s" % (count[state], state) for state in STATES)
 
 
 def interval_text(verdict):
@@ -180,9 +204,8 @@ def aa_verdicts(project, machine, release, flavor, changes, factor):
     out = []
     for change in changes:
         point = measured.get(change.name)
-        sides = split_rounds(point.samples) if point is not None else None
-        interval = round_ratio_interval(sides[0], sides[1], LEVEL) if sides else None
-        out.append(judged(change, interval, factor))
+        out.append(judged(change, split_rounds(point.samples) if point is not None else None,
+                          factor))
     return out
 
 

@@ -3,10 +3,10 @@
 
 One entry per point a confirmation run measured at both releases, per machine and flavor:
 the release pair and its ladder commits, the point as asv names it, the state (confirmed,
-refuted, not yet confirmed), the interleaved ratio with its 95 % interval and the history's
-ratio. The verdicts are mxbench.reports.confirmations.held_verdicts', as `confirm` and
-reports/CHANGES.md give them. Beside asv's regressions.json, and in the same file-data script
-(overlay.file_data_bundle) for pages opened from disk.
+refuted, inconclusive, not yet confirmed), the interleaved ratio with its 95 % interval and
+the history's ratio. The verdicts are mxbench.reports.confirmations.held_verdicts', as
+`confirm` and reports/CHANGES.md give them. Beside asv's regressions.json, and in the same
+file-data script (overlay.file_data_bundle) for pages opened from disk.
 """
 import os
 
@@ -38,8 +38,7 @@ def verdict_entry(project, held):
 def verdicts_data(project, factor=confirmations.FACTOR):
     """The content of confirmations.json."""
     return {"factor": factor, "level": confirmations.LEVEL,
-            "states": [confirmations.CONFIRMED, confirmations.REFUTED,
-                       confirmations.UNCONFIRMED],
+            "states": list(confirmations.STATES),
             "confirmations": [verdict_entry(project, held)
                               for held in confirmations.held_verdicts(project, factor)]}
 
