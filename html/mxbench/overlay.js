@@ -681,6 +681,8 @@
     /* --- 7. the confirmation runs' verdicts on the regressions page --------------------------- */
     var VERDICTS_FILE = 'confirmations.json';
     var UNCONFIRMED = 'not yet confirmed';
+    /* confirmations.STATES, in the order the summary counts them */
+    var STATES = ['confirmed', 'refuted', 'inconclusive', UNCONFIRMED];
     var verdicts_loaded = null;  /* $.Deferred of confirmations.json's data (null: none) */
 
     function load_verdicts() {
@@ -811,10 +813,13 @@
                 }
             });
         });
-        var shown = (tally.confirmed || 0) + (tally.refuted || 0) + (tally[UNCONFIRMED] || 0);
-        return shown + ' regressions shown: ' + (tally.confirmed || 0) + ' confirmed, ' +
-            (tally.refuted || 0) + ' refuted, ' + (tally[UNCONFIRMED] || 0) + ' ' +
-            UNCONFIRMED + ' (python -m mxbench confirm BASE HEAD --flavor F measures a ' +
+        var shown = 0;
+        var parts = $.map(STATES, function (state) {
+            shown += tally[state] || 0;
+            return (tally[state] || 0) + ' ' + state;
+        });
+        return shown + ' regressions shown: ' + parts.join(', ') +
+            ' (python -m mxbench confirm BASE HEAD --flavor F measures a ' +
             'release pair again, interleaved; see docs/trust.md)';
     }
 

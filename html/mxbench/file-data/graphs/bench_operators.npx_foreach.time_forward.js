@@ -1,2 +1,2 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.npx_foreach.time_forward.json":[[33,[null,null,0.00455732450063806,null]]]});
+/* python -m mxbench publish: 2 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.npx_foreach.time_forward.json":[[33,[null,null,0.00455732450063806,null]]],"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-openblas/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.npx_foreach.time_forward.json":[]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 2 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.masked_softmax.time_forward.json":[],"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-openblas/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.masked_softmax.time_forward.json":[]});
