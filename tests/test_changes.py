@@ -148,7 +148,7 @@ def test_between_any_two_recordings_and_its_refusals():
                                   "1.3.1 cpu-openblas (Python 3.11, numpy 1.23.5)")
     assert "Not only MXNet differs here: Python 3.7 → 3.11" in proc.stdout
     for args, message in (
-            (("1.2.0:cpu-openblas", "1.3.1"), "--config asv.py37.conf.json run 1.2.0"),
+            (("1.2.1:cpu-openblas", "1.3.1"), "--config asv.py37.conf.json run 1.2.1"),
             (("1.7.0:cpu-mkldnn", "1.9.1"), "no build"),
             (("1.9.1:cpu-nothing", "1.9.1"), "unknown flavor"),
             (("0.1", "1.9.1"), "0.1")):
