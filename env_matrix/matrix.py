@@ -153,7 +153,8 @@ class Matrix:
     off_ladder_packages: Dict[str, Dict[str, _dt.date]] = field(default_factory=dict)
     off_ladder_groups: List[OffLadderGroup] = field(default_factory=list)
     runtimes: Dict[str, Runtime] = field(default_factory=dict)
-    not_importable: Dict[str, Dict[str, str]] = field(default_factory=dict)  # package -> version -> why
+    # package -> version -> why it does not import here
+    not_importable: Dict[str, Dict[str, str]] = field(default_factory=dict)
 
     # -- releases -------------------------------------------------------------------------
     def releases(self) -> List[str]:

@@ -74,21 +74,25 @@ def is_ordered(summary):
     return True
 
 
+def measured_rounds(rounds):
+    """The rounds (lists of samples) as arrays of their measured samples, empty rounds left
+    out; None is no rounds."""
+    kept = [np.asarray([s for s in r if not is_missing(s)], dtype=float) for r in rounds or ()]
+    return [r for r in kept if r.size]
+
+
 def round_ratio_interval(before_rounds, after_rounds, level=0.95, resamples=2000, seed=0):
     """(ratio, low, high): median(after) / median(before) over all samples, and its bootstrap
     percentile interval (both sides resampled, a fixed seed: the same samples give the same
     interval; Kalibera & Jones: a ratio is reported with its interval). The bootstrap
     resamples whole rounds (a cluster bootstrap): a round is one benchmark process, and its
     samples share that process's state (memory layout, thread placement), so they are no
-    independent draws. Measured (docs/trust.md, the A/A run): one build's rounds differ by up to 2x, far
-    more than the samples inside a round, and a per-sample bootstrap calls that real.
+    independent draws. Measured (docs/trust.md, the A/A run): one build's rounds differ by
+    up to 2x, far more than the samples inside a round, and a per-sample bootstrap calls
+    that real.
     Each side is a list of rounds (lists of samples); None when a side has no round with a
     sample."""
-    sides = []
-    for rounds in (before_rounds, after_rounds):
-        kept = [np.asarray([s for s in r if not is_missing(s)], dtype=float)
-                for r in rounds or ()]
-        sides.append([r for r in kept if r.size])
+    sides = [measured_rounds(before_rounds), measured_rounds(after_rounds)]
     if not sides[0] or not sides[1]:
         return None
     before_all, after_all = np.concatenate(sides[0]), np.concatenate(sides[1])
@@ -110,10 +114,8 @@ def rounds_separated(before_rounds, after_rounds, slower):
     above when `slower`, else below. For rounds of one build, in random order, a chance of
     1 / C(n + m, n) (4 rounds a side: 1 in 70): a rank test on whole rounds, which are the
     independent units (round_ratio_interval)."""
-    medians = []
-    for rounds in (before_rounds, after_rounds):
-        kept = [[s for s in r if not is_missing(s)] for r in rounds or ()]
-        medians.append([float(np.median(r)) for r in kept if r])
+    medians = [[float(np.median(r)) for r in measured_rounds(rounds)]
+               for rounds in (before_rounds, after_rounds)]
     if not medians[0] or not medians[1]:
         return False
     if slower:
