@@ -367,6 +367,15 @@ def unique_layers(data):
     return layers
 
 
+def layer_by_name(name, data=None):
+    """The unique layer (unique_layers) of this asv class name, e.g.
+    FullyConnected_1x128x768_e8d2cacc."""
+    for layer in unique_layers(data or load_data()).values():
+        if layer["name"] == name:
+            return layer
+    raise KeyError("no model layer named %r in %s" % (name, os.path.basename(DATA_FILE)))
+
+
 # --- timing one layer: the node alone in a one-operator graph --------------------------------
 # Attributes that later releases added and Gluon now writes into every graph, with the value
 # that is the older releases' behaviour: an older release that has no such attribute builds

@@ -9,6 +9,10 @@ call takes seconds to minutes (a medium dot's forward+backward 109 M instruction
 and the ~1,000 points of a table must stay within minutes; counts are exact, so a small
 call's change in a kernel's code path shows as well as a large one's.
 
+bench_instructions.<Layer>.track_forward('layer', dtype): the same for one inference call of
+a model layer that bench_models times (its own shapes; the layers the models run at batch
+1), counted in a table of their own (count_layers).
+
 Two Valgrind processes count the whole table, one child per point (import mxnet alone is
 ~45 s under Valgrind's instrumentation; harness/instructions.py): setup_cache, which asv runs
 once per environment and commit for every class that shares it, returns {point: count or
@@ -24,6 +28,7 @@ only those, and any other point that runs skips with that reason, never a value.
 import os
 import re
 
+from . import _models as M
 from . import bench_operators as O
 from . import harness as H
 from .catalogue import OPERATORS
@@ -80,9 +85,37 @@ def count_all():
 # asv's limit for setup_cache: a table is ~1,000 points (docs/instructions.md for the cost)
 count_all.timeout = 3 * 3600
 
+# The models' layers (bench_models) counted: every layer a model runs at batch 1, forward
+# (inference), at its own shapes. Batch 32 (training, and the LSTM language model, which has
+# only that batch) is left out for cost: one of its calls is 3-15 GFLOP, minutes under
+# Valgrind's instrumentation.
+LAYER_BATCH = 1
+
+
+def counted_layers():
+    return [layer for layer in M.unique_layers(M.load_data()).values()
+            if any(batch == LAYER_BATCH for _, batch, _ in layer["uses"])]
+
+
+def layer_points():
+    """(layer name, 'layer', dtype, 'forward') of every counted layer; only those that
+    MXBENCH_INSTRUCTION_POINTS selects where it is set."""
+    chosen = selection()
+    return [p for p in ((layer["name"], I.LAYER_SHAPE, layer["dtype"], "forward")
+                        for layer in counted_layers()) if selected(p, chosen)]
+
+
+def count_layers():
+    """The layers' table: its own Valgrind processes, so the operators' table is counted the
+    same whether or not the layers are."""
+    return I.count_table(layer_points(), timeout=count_layers.timeout - 60)
+
+
+count_layers.timeout = 3600
+
 
 class _Instructions(object):
-    operator = None  # the catalogue entry, set per generated class
+    counted = None  # the point's first part: a catalogue entry's class name, set per class
     param_names = ["shape", "dtype"]
     unit = "instructions"
     rounds = 1
@@ -99,7 +132,7 @@ class _Instructions(object):
     setup_cache = staticmethod(count_all)
 
     def _count(self, table, shape, dtype, method):
-        point = (self.operator.class_name, shape, dtype, method)
+        point = (self.counted, shape, dtype, method)
         value = table.get(I.point_key(*point))
         if value is None and not selected(point, selection()):
             H.skip("not counted: %s=%s does not select it" % (
@@ -121,9 +154,16 @@ def _track_forward_backward(self, table, shape, dtype):
     return self._count(table, shape, dtype, "forward_backward")
 
 
+class _LayerInstructions(_Instructions):
+    """A model layer's count: the layers' own table (count_layers), forward only."""
+    setup_cache = staticmethod(count_layers)
+    timeout = 120
+
+
 def _make_class(op):
     attrs = {
         "operator": op,
+        "counted": op.class_name,
         "params": [[counted_shape(op)], [op.dtypes[0]]],
         "version": "%s.%s.%s" % (H.HARNESS_VERSION, op.version, I.METHOD_VERSION),
         "__module__": __name__,
@@ -134,9 +174,25 @@ def _make_class(op):
     return type(op.class_name, (_Instructions,), attrs)
 
 
+def _make_layer_class(layer):
+    return type(str(layer["name"]), (_LayerInstructions,), {
+        "layer": layer,
+        "counted": layer["name"],
+        "params": [[I.LAYER_SHAPE], [layer["dtype"]]],
+        "version": "%s.layer1.%s" % (H.HARNESS_VERSION, I.METHOD_VERSION),
+        "__module__": __name__,
+        "__doc__": "instructions of one inference call of the model layer %s %s on %s" % (
+            layer["op"], layer["attrs"], " ".join("x".join(map(str, s)) for s in layer["shapes"])),
+    })
+
+
 for _op in OPERATORS:
     globals()[O.global_name(_op.class_name)] = _make_class(_op)
-del _op
+for _layer in counted_layers():
+    if str(_layer["name"]) in globals():
+        raise RuntimeError("layer class %s would shadow a module global" % _layer["name"])
+    globals()[str(_layer["name"])] = _make_layer_class(_layer)
+del _op, _layer
 
 
 def main(argv=None):
@@ -149,7 +205,7 @@ def main(argv=None):
     if argv:
         os.environ[SELECTION_VARIABLE] = argv[0]
     try:  # the regex from argv, or MXBENCH_INSTRUCTION_POINTS when none is given
-        points = table_points()
+        points = table_points() + layer_points()
     except re.error as exc:
         sys.exit("bench_instructions: not a regular expression: %r (%s)" % (
             os.environ[SELECTION_VARIABLE], exc))

@@ -324,6 +324,27 @@ def test_release_dependent_entries_build_1_9_1s_call(report):
     assert type(arrays[0]) is H.mx.nd.NDArray
 
 
+def test_an_expression_names_what_a_release_lacks():
+    """An expression entry over names a release does not have (nd.split_v2 before 1.4,
+    nd.random.*_like before 1.3) is a skip naming them, not an AttributeError in the call."""
+    pytest.importorskip("mxnet")
+    assert HR.missing_names("nd.split_v2(a, 4, axis=1)") == []
+    assert HR.missing_names("(a.__setitem__(slice(None), 0.5), a)[1] + 2.0") == []
+    assert HR.missing_names("nd.no_such_op(nd.random.no_such_like(a), nd.zeros((2, 2)))") == [
+        "nd.no_such_op", "nd.random.no_such_like"]
+    assert HR.missing_names("nd._internal._no_such_op(a, b)") == ["nd._internal._no_such_op"]
+    expressions = [op for op in C.OPERATORS if getattr(op, "expression", None)]
+    assert len(expressions) > 40
+    mine = [op for op in expressions if not op.since or op.since <= CATALOGUE_RELEASE]
+    assert [(op.class_name, HR.missing_names(op.expression)) for op in mine
+            if HR.missing_names(op.expression)] == []  # all there in the catalogue's release
+    assert HR.missing_names(next(op for op in expressions if op.since == "2.0").expression)
+    entry = next(op for op in expressions if op.class_name == "split_v2")
+    lacking = entry.replace(expression="nd.split_v3(a, 4, axis=1)")
+    with pytest.raises(NotImplementedError, match=r"mxnet 1\.9\.1 has no nd\.split_v3"):
+        H.build_operator_call(lacking, "medium", "float32", H.mx.cpu())
+
+
 def test_coverage_command_formats():
     pytest.importorskip("mxnet")
     for fmt in ("text", "markdown", "json"):

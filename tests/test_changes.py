@@ -170,3 +170,41 @@ def test_the_machine_line_reads_only_recordings_of_the_whole_selection(command, 
     """A later run of the counts or of a few points into a record is not the machine its
     timings had (changes releases' "Machine at the two recordings")."""
     assert whole_selection(command) is whole
+
+
+def test_the_machine_line_names_two_kinds_of_cpu():
+    """A pair recorded on two kinds of host says so: a model name alone ("AMD EPYC") hid an
+    AVX-512 host among AVX2 ones. Entries from before the log named the CPU say nothing."""
+    from mxbench.reports.changes import machine_note
+    zen4 = {"vendor": "AuthenticAMD", "family": "25", "model": "17", "stepping": "1",
+            "vector": "avx512"}
+    entries = {"a": {"command": "python -m mxbench run 1.9.0", "cpu": dict(zen4, model="1",
+                                                                          vector="avx2"),
+                     "reference_before": {"python_call_ns": 50.0}},
+               "b": {"command": "python -m mxbench run 1.9.1", "cpu": zen4,
+                     "reference_before": {"python_call_ns": 25.0}},
+               "c": {"command": "python -m mxbench run 1.9.1", "cpu": zen4,
+                     "reference_before": {"python_call_ns": 25.0}},
+               "d": {"command": "python -m mxbench run 1.9.1",
+                     "reference_before": {"python_call_ns": 25.0}}}
+
+    class Store(object):
+        def conditions(self, machine, commit, env_name):
+            return [entries[commit]]
+
+    class Project(object):
+        store = Store()
+
+        def commit(self, release):
+            return release
+
+        def environment_names(self):
+            return {"cpu-mkldnn": "env"}
+
+    note = machine_note(Project(), "m")
+    line = note("cpu-mkldnn", "a", "b")
+    assert "Python call dispatch 0.50x" in line
+    assert ("**recorded on two kinds of CPU: a AuthenticAMD family 25 model 1 stepping 1, avx2 "
+            "against b AuthenticAMD family 25 model 17 stepping 1, avx512**") in line
+    assert "two kinds of CPU" not in note("cpu-mkldnn", "b", "c")
+    assert "two kinds of CPU" not in note("cpu-mkldnn", "a", "d")

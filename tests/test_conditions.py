@@ -79,6 +79,7 @@ def test_a_recording_allowed_on_a_busy_machine_is_marked_busy(recorded_project, 
     assert entry["commits"] == [commit]
     assert entry["env_names"] == [recorded_project.env_name(FLAVOR)]
     assert entry["load_during"]["looks"] >= 1
+    assert entry["cpu"] == conditions.cpu_identity() and entry["cpu"]["vector"]
     for side in ("reference_before", "reference_after"):
         assert set(entry[side]) == set(conditions.REFERENCE)
         assert all(isinstance(v, float) and v > 0 for v in entry[side].values()), entry[side]
@@ -113,3 +114,30 @@ def test_the_reference_workloads_measure_this_machine():
     assert ratios["python_call_ns"] == pytest.approx(2.0)
     assert ratios["numpy_gemm_gflops"] == pytest.approx(2.0)
     assert ratios["memory_copy_gbs"] == pytest.approx(1.0)
+
+
+CPUINFO = """processor\t: 0
+vendor_id\t: AuthenticAMD
+cpu family\t: 25
+model\t\t: 17
+model name\t: AMD EPYC
+stepping\t: 1
+flags\t\t: fpu sse4_2 avx avx2 avx512f avx512bw avx512_bf16
+
+processor\t: 1
+vendor_id\t: AuthenticAMD
+"""
+
+
+def test_the_cpu_beneath_its_model_name_names_the_machine():
+    """Two kinds of host here both call themselves "AMD EPYC": the AVX-512 one (family 25,
+    model 17) gets a machine name of its own, the AVX2 one keeps the history's."""
+    from mxbench.asvrun import runner
+    assert conditions.cpu_identity(CPUINFO) == {
+        "vendor": "AuthenticAMD", "family": "25", "model": "17", "stepping": "1",
+        "vector": "avx512"}
+    avx2 = CPUINFO.replace(" avx512f avx512bw avx512_bf16", "").replace("17", "1")
+    assert conditions.cpu_identity(avx2)["vector"] == "avx2"
+    assert runner.machine_name(CPUINFO).startswith("amd-epyc-avx512-")
+    assert runner.machine_name(CPUINFO).replace("-avx512", "") == runner.machine_name(avx2)
+    assert conditions.cpu_identity("") == {}

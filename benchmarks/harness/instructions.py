@@ -47,7 +47,10 @@ COUNTING_ENV = {
 # instrumentation off in the child, on again for the counted call): their inputs and warm-up
 # calls cost minutes under instrumentation. A small point does not gain: the two switches
 # (each flushes the translations) cost it more than its preparation.
-UNINSTRUMENTED_PREPARATION = ("medium", "large")
+UNINSTRUMENTED_PREPARATION = ("medium", "large", "layer")
+# The shape class of a model layer's point (bench_instructions' layer classes): the layer's
+# own recorded shapes, its call the one-operator graph bench_models times (_models.LayerCall).
+LAYER_SHAPE = "layer"
 # A counting process that crashes loses only the point it was on: the rest go to a new one,
 # this many times at most.
 MAX_PROCESSES = 4
@@ -459,7 +462,11 @@ def _count_here(callgrind, entries, point):
         if uninstrumented:  # what runs is the same; only Valgrind's cost differs
             callgrind.stop_instrumentation()
         E.require_mxnet()
-        call = prepare_call(entries[class_name], shape, dtype, E.context("cpu"))
+        if shape == LAYER_SHAPE:  # imported here, in the child: the counting process and
+            from .. import _models  # the operators' points stay as they were without it
+            call = _models.LayerCall(_models.layer_by_name(class_name), E.context("cpu"))
+        else:
+            call = prepare_call(entries[class_name], shape, dtype, E.context("cpu"))
         run = getattr(call, method)
         record["seconds"] = {"prepare": lap()}
         warm_calls = WARM_CALLS_UNINSTRUMENTED if uninstrumented else WARM_CALLS

@@ -15,6 +15,7 @@ Linux only (/proc); elsewhere the figures are None and nothing is refused.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -212,6 +213,35 @@ def slowdown(before, after):
     return out
 
 
+# --- the hardware -------------------------------------------------------------------------------
+def read_cpuinfo():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            return fh.read()
+    except OSError:
+        return ""
+
+
+def cpu_identity(cpuinfo=None):
+    """The first CPU as /proc/cpuinfo describes it beneath its model name: vendor, family,
+    model, stepping and the widest vector extension. A cloud VM's model name can be only the
+    product line: "AMD EPYC" named both an AVX2-only host and an AVX-512 one (family 25,
+    model 17) here, 1.3-2x apart in the reference workloads. {} without /proc/cpuinfo."""
+    first = (read_cpuinfo() if cpuinfo is None else cpuinfo).split("\n\n")[0]
+    fields = dict((k.strip(), v.strip()) for k, v in re.findall(r"^([^:\n]+):(.*)$", first, re.M))
+    if not fields:
+        return {}
+    flags = fields.get("flags", "").split()
+    vector = next((v for v, flag in VECTOR_EXTENSIONS if flag in flags), "none")
+    return {"vendor": fields.get("vendor_id"), "family": fields.get("cpu family"),
+            "model": fields.get("model"), "stepping": fields.get("stepping"),
+            "vector": vector}
+
+
+# the widest first: (the name machine_name and the conditions log use, its cpuinfo flag)
+VECTOR_EXTENSIONS = (("avx512", "avx512f"), ("avx2", "avx2"), ("avx", "avx"), ("sse4", "sse4_2"))
+
+
 # --- around a recording -----------------------------------------------------------------------
 def allow_busy_from_env():
     return os.environ.get(ALLOW_BUSY_ENV, "") not in ("", "0")
@@ -248,7 +278,7 @@ class Watch(object):
                       "command": command, "commits": list(commits),
                       "env_names": sorted(env_names), "load_before": before,
                       "busy": busy, "allowed_busy": bool(self.allow_busy),
-                      "reference_before": reference_figures()}
+                      "cpu": cpu_identity(), "reference_before": reference_figures()}
         self.during = DuringRun()
 
     def finish(self, outcome):

@@ -72,22 +72,21 @@ def config_copy(config, path, **changes):
 
 
 # --- the machine -------------------------------------------------------------------------------
-def machine_name():
-    """A stable name for this kind of machine: CPU model, CPU count and memory.
+def machine_name(cpuinfo=None):
+    """A stable name for this kind of machine: CPU model, CPU count and memory, and
+    `-avx512` where the CPU has AVX-512 (cpu_identity: a model name alone named two kinds of
+    host here; the name of an AVX2 host is what it always was).
 
     asv defaults to the host name, which differs on every cloud VM; results from identical
     machines should land in one history, and different hardware in different ones.
     """
-    model = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            found = re.search(r"^model name\s*:\s*(.+)$", fh.read(), re.M)
-        if found:
-            model = found.group(1)
-    except OSError:
-        pass
+    text = conditions.read_cpuinfo() if cpuinfo is None else cpuinfo
+    found = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
+    model = found.group(1) if found else (platform.processor() or platform.machine())
     slug = re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
     slug = re.sub(r"-?(\(r\)|\(tm\)|cpu|processor)", "", slug).strip("-") or "cpu"
+    if conditions.cpu_identity(text).get("vector") == "avx512":
+        slug += "-avx512"
     try:
         ram_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
     except (ValueError, OSError):

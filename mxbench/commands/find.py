@@ -75,8 +75,9 @@ class Bisection(object):
         self.benchmark = count_benchmark(benchmark) if on_counts else benchmark
         if self.benchmark is None:
             raise UserError("--on-counts: %s has no instruction count (give a bench_operators "
-                            "time_forward or time_forward_backward benchmark, or a "
-                            "bench_instructions one)" % benchmark)
+                            "time_forward or time_forward_backward benchmark, a model layer's "
+                            "bench_models time_forward, or a bench_instructions one)"
+                            % benchmark)
         self.flavor = flavor
         self.env_name = project.environment(flavor)
         self.machine = machine or asvtools.machine_name()

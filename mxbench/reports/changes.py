@@ -256,8 +256,8 @@ INSTRUCTIONS_MODULE = "bench_instructions"
 # loaded before it, the release's own import included; docs/instructions.md). Beyond this a
 # count moved: the release runs another code path.
 COUNT_SPREAD = 0.01
-# The benchmarks count_changes() reads: the operators' timings and the counts.
-COUNTED_BENCHMARKS = r"^bench_(operators|instructions)\."
+# The benchmarks count_changes() reads: the operators' and the model layers' timings, the counts.
+COUNTED_BENCHMARKS = r"^bench_(operators|models|instructions)\."
 
 
 def _entry_method(name, module, prefix):
@@ -308,21 +308,27 @@ def count_moves(before, after):
 
 
 def timing_count_key(name):
-    """(entry, method) of the instruction count of a bench_operators timing, else None."""
+    """(entry, method) of the instruction count of a bench_operators timing or of a model
+    layer's inference timing (bench_models.<Layer>.time_forward: its layer's count), else
+    None."""
+    layer = _entry_method(name, "bench_models", "time_")
+    if layer and layer[1] == "forward" and not layer[0].startswith("Model_"):
+        return layer
     return _entry_method(name, "bench_operators", "time_")
 
 
 def count_benchmark(name):
-    """The bench_instructions benchmark counting a bench_operators timing benchmark, or the
-    bench_instructions benchmark named; None for any other."""
+    """The bench_instructions benchmark counting a bench_operators timing benchmark (or a
+    model layer's time_forward), or the bench_instructions benchmark named; None for any
+    other."""
     key = timing_count_key(name) or _entry_method(name, INSTRUCTIONS_MODULE, "track_")
     return "%s.%s.track_%s" % ((INSTRUCTIONS_MODULE,) + key) if key and "(" not in name else None
 
 
 def count_changes(before, after):
     """{timing point name: Change of the instruction count of its entry and method}, for
-    the bench_operators points whose entry has a count on both sides (counted at its own
-    shape class: one count per entry and method)."""
+    the bench_operators (and model layer) points whose entry has a count on both sides
+    (counted at its own shape class: one count per entry and method)."""
     moves = dict((_entry_method(c.name, INSTRUCTIONS_MODULE, "track_"), c)
                  for c in count_moves(before, after))
     return dict((name, moves[timing_count_key(name)]) for name in set(before) | set(after)
@@ -334,7 +340,8 @@ def count_note(name, counts, releases, flavor):
     recorded_counts() (`counts`, in release order): one line."""
     key = timing_count_key(name)
     if key is None:
-        return "%s: no instruction count (bench_operators timings only)" % name
+        return ("%s: no instruction count (bench_operators timings and model layers' "
+                "time_forward only)" % name)
     missing = [r for r, found in zip(releases, counts) if key not in found]
     if missing:
         return ("%s: no instruction count of %s.%s recorded at %s (record it: python -m mxbench "
@@ -674,12 +681,23 @@ def machine_note(project, machine):
             return None
         ratios = slowdown(a.get("reference_before"), b.get("reference_before"))
         busy = [r for r, e in ((ra, a), (rb, b)) if e.get("busy")]
+        cpus = [e.get("cpu") for e in (a, b)]
+        other_cpu = all(cpus) and cpus[0] != cpus[1]
         return ("Machine at the two recordings: reference workloads %s (new / old time; "
-                "> 1: the machine itself was slower)%s."
+                "> 1: the machine itself was slower)%s%s."
                 % (", ".join("%s %.2fx" % (REFERENCE[k][0].split(",")[0], v)
                              for k, v in sorted(ratios.items())) or "not measured",
-                   "; **recorded on a busy machine: %s**" % ", ".join(busy) if busy else ""))
+                   "; **recorded on a busy machine: %s**" % ", ".join(busy) if busy else "",
+                   "; **recorded on two kinds of CPU: %s**" % " against ".join(
+                       "%s %s" % (r, cpu_text(c)) for r, c in zip((ra, rb), cpus))
+                   if other_cpu else ""))
     return note
+
+
+def cpu_text(cpu):
+    """'AuthenticAMD family 25 model 17 stepping 1, avx512': a conditions entry's cpu."""
+    return "%s family %s model %s stepping %s, %s" % tuple(
+        cpu.get(k) for k in ("vendor", "family", "model", "stepping", "vector"))
 
 
 def whole_selection(command):
@@ -799,6 +817,16 @@ def side_command(args):
         print("  %-28s %5d points, %4d flagged, median |log ratio| %.2f%%, p90 %.2f%%" % (
             group, part["points"], part["flagged"], 100 * part["median_abs_log_ratio"],
             100 * part["p90_abs_log_ratio"]))
+    flagged = [c for c in changes if c.verdict != "same"]
+    if flagged:  # a day, or a host, moves points both ways: say which way they went
+        print("  flagged slower in B: %d, faster: %d"
+              % (sum(c.ratio > 1 for c in flagged), sum(c.ratio < 1 for c in flagged)))
+    counts = [c for c in changes if c.unit == "instructions" and c.before > 0]
+    if counts:  # a count repeats exactly: say how exactly (docs/instructions.md)
+        moved = max(counts, key=lambda c: abs(c.ratio - 1))
+        print("  instruction counts: %d of %d identical, the largest difference %.4f%% (%s)"
+              % (sum(c.before == c.after for c in counts), len(counts),
+                 100 * abs(moved.ratio - 1), moved.name))
     if args.noise:
         from mxbench.reports.noise import Noise
         noise = Noise.load(args.noise, required=True)
