@@ -227,6 +227,23 @@ def test_find_names_the_variable_that_bench_instructions_reads():
     assert find.INSTRUCTION_POINTS == bench_instructions.SELECTION_VARIABLE
 
 
+def test_a_run_counts_only_the_instruction_points_it_records(monkeypatch):
+    """mxbench run hands asv the variable for exactly its instruction points (a resume of the
+    layers' points must not count the operators' whole table again), and none for timings."""
+    import re
+    from benchmarks import bench_instructions as B
+    from mxbench.commands.run import instruction_points_env
+    layer = B.layer_points()[0]
+    names = [B.point_name(*layer), B.point_name("dot", "small", "float32", "forward"),
+             "bench_operators.dot.time_forward('medium', 'float32', 'cpu')"]
+    env = instruction_points_env(names)
+    monkeypatch.setenv(B.SELECTION_VARIABLE, env[B.SELECTION_VARIABLE])
+    assert B.table_points() == [("dot", "small", "float32", "forward")]
+    assert B.layer_points() == [layer]
+    assert not re.search(env[B.SELECTION_VARIABLE], names[2])
+    assert instruction_points_env(names[2:]) is None
+
+
 def test_the_selection_variable_narrows_the_table_and_skips_the_rest(monkeypatch):
     from benchmarks import bench_instructions as B
     from benchmarks.harness import instructions as I

@@ -18,15 +18,13 @@ import re
 from env_matrix.matrix import MatrixError
 
 from mxbench.asvrun import runner as asvtools
+from mxbench.commands.run import INSTRUCTION_POINTS
 from mxbench.core.errors import UserError
 from mxbench.core.arguments import allow_busy_argument, positive_factor
 from mxbench.core.formatting import change_text
 from mxbench.core.results import by_name, measured
 
 FOUND, NOT_FOUND, NO_VERDICT = 0, 1, 2
-# benchmarks/bench_instructions.py's SELECTION_VARIABLE (the host does not import the
-# benchmarks; tests/test_counts.py keeps the two equal)
-INSTRUCTION_POINTS = "MXBENCH_INSTRUCTION_POINTS"
 
 
 def setup_arguments(subparsers):

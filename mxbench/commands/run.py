@@ -166,9 +166,29 @@ def record_points(project, machine, releases, envs, names, asv_extra=(), allow_b
         asv_args += ["-b", regex]
     try:
         return asvtools.record(project, machine, commits, asv_args + list(asv_extra),
-                               allow_busy=allow_busy)
+                               env=instruction_points_env(names), allow_busy=allow_busy)
     finally:
         os.unlink(hashfile)
+
+
+# benchmarks/bench_instructions.py's SELECTION_VARIABLE (the host does not import the
+# benchmarks; tests/test_counts.py keeps the two equal)
+INSTRUCTION_POINTS = "MXBENCH_INSTRUCTION_POINTS"
+INSTRUCTIONS_PREFIX = "bench_instructions."
+
+
+def instruction_points_env(names):
+    """The environment that has bench_instructions' Valgrind tables count exactly the
+    instruction points among `names` (asv point names): a table counts every point of it in
+    its setup_cache whenever any of its points runs, so without this a resume of the 134
+    layer points also counted the 1,023 operator points again, to record 84 skips. None when
+    no instruction point is among them."""
+    benchmarks = sorted(set(n.split("(", 1)[0] for n in names
+                            if n.startswith(INSTRUCTIONS_PREFIX)))
+    if not benchmarks:
+        return None
+    # each benchmark (class and method) of bench_instructions has one point: its name selects it
+    return {INSTRUCTION_POINTS: "^(?:%s)\\(" % "|".join(re.escape(b) for b in benchmarks)}
 
 
 def print_summary(project, machine, releases, flavors, variants):
