@@ -28,7 +28,7 @@ def setup_arguments(subparsers):
 
 def cmd_slow_medium(args):
     project = args.project
-    machine = args.machine or asvtools.machine_name()
+    machine = asvtools.reading_machine(project.store, args.machine)
     commit, env_name = project.commit(args.release), project.environment(args.flavor)
     if not project.store.has(machine, commit, env_name):
         raise UserError("no result of %s %s on machine %s in %s"

@@ -615,7 +615,7 @@ def setup_arguments(subparsers):
 
 def releases_command(args):
     project = args.project
-    machine = args.machine or asvtools.machine_name()
+    machine = asvtools.reading_machine(project.store, args.machine)
     project.store.require_valid(machine)  # a bad file would silently drop its release
     report = release_changes(project, machine, project.environment_names(), args.factor,
                              timings_only=not args.all_kinds)

@@ -59,7 +59,7 @@ def setup_arguments(subparsers):
 
 def cmd_cost(args):
     project = args.project
-    where = (project.store, args.machine or asvtools.machine_name(),
+    where = (project.store, asvtools.reading_machine(project.store, args.machine),
              project.commit(args.release), project.environment(args.flavor, args.variant))
     per, build = durations(*where)
     points, timed = timed_share(*where, per)

@@ -190,7 +190,7 @@ def selection(data, models):
 
 def cmd_report(args):
     project = args.project
-    print_report(project, args.machine or asvtools.machine_name(),
+    print_report(project, asvtools.reading_machine(project.store, args.machine),
                  M.load_data(args.data or M.DATA_FILE),
                  args.release, args.flavor, args.base, args.top)
     return 0
