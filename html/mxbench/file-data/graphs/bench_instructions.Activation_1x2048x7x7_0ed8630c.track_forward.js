@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Activation_1x2048x7x7_0ed8630c.track_forward.json":[[21,[162958.0]],[22,[154960.0]],[27,[155870.0]],[29,[121799.0]],[30,[121646.0]],[31,[121967.0]],[32,[191034.0]],[33,[191456.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Activation_1x256x14x14_315d90b3.track_forward.json":[[21,[94233.0]],[22,[85809.0]],[27,[87030.0]],[29,[71623.0]],[30,[71537.0]],[31,[71965.0]],[32,[140875.0]],[33,[141209.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Activation_1x512x28x28_5f1fde85.track_forward.json":[[21,[576917.0]],[22,[568753.0]],[27,[570046.0]],[29,[422855.0]],[30,[422769.0]],[31,[423255.0]],[32,[492081.0]],[33,[492435.0]]]});

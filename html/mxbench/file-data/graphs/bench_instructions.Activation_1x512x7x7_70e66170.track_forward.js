@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Activation_1x512x7x7_70e66170.track_forward.json":[[21,[59477.0]],[22,[51313.0]],[27,[52596.0]],[29,[46870.0]],[30,[46449.0]],[31,[46703.0]],[32,[115892.0]],[33,[116315.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Activation_1x64x112x112_0df34a82.track_forward.json":[[21,[1128853.0]],[22,[1120689.0]],[27,[1121982.0]],[29,[824263.0]],[30,[824177.0]],[31,[824663.0]],[32,[893501.0]],[33,[893855.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Activation_1x64x56x56_cc441b36.track_forward.json":[[21,[300949.0]],[22,[292785.0]],[27,[294078.0]],[29,[222151.0]],[30,[222065.0]],[31,[222543.0]],[32,[291131.0]],[33,[291774.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x1024x14x14_819d6ec8.track_forward.json":[[21,[502027.0]],[22,[3911785.0]],[27,[3911140.0]],[29,[3918237.0]],[30,[3917054.0]],[31,[3918075.0]],[32,[3830860.0]],[33,[3840527.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x1280x7x7_99204fb4.track_forward.json":[[21,[375036.0]],[22,[1306697.0]],[27,[1306741.0]],[29,[1313761.0]],[30,[1312578.0]],[31,[1313590.0]],[32,[1363806.0]],[33,[1373681.0]]]});

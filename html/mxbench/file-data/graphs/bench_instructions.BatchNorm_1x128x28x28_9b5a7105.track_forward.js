@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x128x28x28_9b5a7105.track_forward.json":[[21,[161391.0]],[22,[1946565.0]],[27,[1946602.0]],[29,[1950728.0]],[30,[1948910.0]],[31,[1950500.0]],[32,[1964203.0]],[33,[1974012.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x144x28x28_dae39d34.track_forward.json":[[21,[179009.0]],[22,[2185939.0]],[27,[2185973.0]],[29,[2190185.0]],[30,[2188340.0]],[31,[2189997.0]],[32,[2191555.0]],[33,[2200809.0]]]});

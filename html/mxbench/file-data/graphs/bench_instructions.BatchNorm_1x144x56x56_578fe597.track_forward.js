@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x144x56x56_578fe597.track_forward.json":[[21,[560609.0]],[22,[8621269.0]],[27,[8621326.0]],[29,[8625571.0]],[30,[8623730.0]],[31,[8625383.0]],[32,[8288766.0]],[33,[8298573.0]]]});

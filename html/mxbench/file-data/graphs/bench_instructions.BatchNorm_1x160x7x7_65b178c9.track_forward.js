@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x160x7x7_65b178c9.track_forward.json":[[21,[65860.0]],[22,[190845.0]],[27,[190960.0]],[29,[195193.0]],[30,[193978.0]],[31,[194999.0]],[32,[301120.0]],[33,[312423.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x16x112x112_4d2a7013.track_forward.json":[[21,[250836.0]],[22,[3845895.0]],[27,[3846020.0]],[29,[3849931.0]],[30,[3848773.0]],[31,[3849671.0]],[32,[3763345.0]],[33,[3774084.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x192x14x14_139bbc1b.track_forward.json":[[21,[111758.0]],[22,[759046.0]],[27,[759086.0]],[29,[763377.0]],[30,[762190.0]],[31,[762631.0]],[32,[839670.0]],[33,[852534.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x192x28x28_4a1304d5.track_forward.json":[[21,[231425.0]],[22,[2904106.0]],[27,[2904200.0]],[29,[2908530.0]],[30,[2906716.0]],[31,[2908373.0]],[32,[2871980.0]],[33,[2885733.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x2048x7x7_ab556744.track_forward.json":[[21,[586878.0]],[22,[2071139.0]],[27,[2071166.0]],[29,[2080828.0]],[30,[2079618.0]],[31,[2080055.0]],[32,[2092616.0]],[33,[2107669.0]]]});

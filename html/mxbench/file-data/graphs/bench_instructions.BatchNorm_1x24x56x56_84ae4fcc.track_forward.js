@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x24x56x56_84ae4fcc.track_forward.json":[[21,[111428.0]],[22,[1462369.0]],[27,[1463100.0]],[29,[1466971.0]],[30,[1465845.0]],[31,[1466743.0]],[32,[1505304.0]],[33,[1515581.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x256x14x14_44d8299a.track_forward.json":[[21,[141714.0]],[22,[1000867.0]],[27,[1001589.0]],[29,[1005460.0]],[30,[1004236.0]],[31,[1005843.0]],[32,[1070534.0]],[33,[1079741.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x256x56x56_2f064633.track_forward.json":[[21,[979713.0]],[22,[15301948.0]],[27,[15302060.0]],[29,[15305933.0]],[30,[15305382.0]],[31,[15306398.0]],[32,[14618091.0]],[33,[14628265.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x320x7x7_89cec0e6.track_forward.json":[[21,[110055.0]],[22,[350245.0]],[27,[350338.0]],[29,[354335.0]],[30,[353838.0]],[31,[354790.0]],[32,[452678.0]],[33,[460583.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x32x112x112_16092563.track_forward.json":[[21,[480052.0]],[22,[7660509.0]],[27,[7660629.0]],[29,[7664589.0]],[30,[7663427.0]],[31,[7663811.0]],[32,[7377130.0]],[33,[7387906.0]]]});

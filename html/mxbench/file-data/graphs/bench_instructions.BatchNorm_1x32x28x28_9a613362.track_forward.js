@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x32x28x28_9a613362.track_forward.json":[[21,[56564.0]],[22,[510174.0]],[27,[510263.0]],[29,[514220.0]],[30,[512350.0]],[31,[513988.0]],[32,[603393.0]],[33,[617622.0]]]});

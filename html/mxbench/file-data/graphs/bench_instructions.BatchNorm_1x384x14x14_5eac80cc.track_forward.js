@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x384x14x14_5eac80cc.track_forward.json":[[21,[201862.0]],[22,[1486602.0]],[27,[1486557.0]],[29,[1491393.0]],[30,[1489580.0]],[31,[1491227.0]],[32,[1529379.0]],[33,[1540638.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x512x28x28_cd8ce742.track_forward.json":[[21,[580865.0]],[22,[7691935.0]],[27,[7691999.0]],[29,[7697115.0]],[30,[7695932.0]],[31,[7696920.0]],[32,[7409914.0]],[33,[7424552.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x512x7x7_3c53ed0b.track_forward.json":[[21,[163002.0]],[22,[541532.0]],[27,[541621.0]],[29,[547029.0]],[30,[544910.0]],[31,[546547.0]],[32,[636102.0]],[33,[649702.0]]]});

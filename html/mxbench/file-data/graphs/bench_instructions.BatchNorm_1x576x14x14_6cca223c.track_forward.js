@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x576x14x14_6cca223c.track_forward.json":[[21,[291905.0]],[22,[2214120.0]],[27,[2214154.0]],[29,[2219409.0]],[30,[2217596.0]],[31,[2219188.0]],[32,[2220071.0]],[33,[2231300.0]]]});

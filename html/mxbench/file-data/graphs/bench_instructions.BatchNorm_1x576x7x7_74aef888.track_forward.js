@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x576x7x7_74aef888.track_forward.json":[[21,[180711.0]],[22,[605337.0]],[27,[605380.0]],[29,[610645.0]],[30,[609458.0]],[31,[610357.0]],[32,[695560.0]],[33,[710142.0]]]});

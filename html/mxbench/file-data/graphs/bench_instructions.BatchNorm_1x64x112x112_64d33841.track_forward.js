@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x64x112x112_64d33841.track_forward.json":[[21,[938484.0]],[22,[15289369.0]],[27,[15289501.0]],[29,[15293537.0]],[30,[15291696.0]],[31,[15293277.0]],[32,[14605566.0]],[33,[14618735.0]]]});

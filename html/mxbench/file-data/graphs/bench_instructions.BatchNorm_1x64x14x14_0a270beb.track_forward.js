@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x64x14x14_0a270beb.track_forward.json":[[21,[51636.0]],[22,[273285.0]],[27,[273986.0]],[29,[278009.0]],[30,[276178.0]],[31,[277783.0]],[32,[380568.0]],[33,[388641.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x64x56x56_32915d28.track_forward.json":[[21,[261108.0]],[22,[3849031.0]],[27,[3849152.0]],[29,[3853183.0]],[30,[3851342.0]],[31,[3852923.0]],[32,[3767383.0]],[33,[3775328.0]]]});

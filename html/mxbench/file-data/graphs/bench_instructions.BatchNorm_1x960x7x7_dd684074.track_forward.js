@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x960x7x7_dd684074.track_forward.json":[[21,[286635.0]],[22,[987219.0]],[27,[987940.0]],[29,[994161.0]],[30,[992352.0]],[31,[993949.0]],[32,[1060728.0]],[33,[1073365.0]]]});

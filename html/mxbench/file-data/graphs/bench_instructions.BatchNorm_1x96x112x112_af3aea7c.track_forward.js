@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x96x112x112_af3aea7c.track_forward.json":[[21,[1396861.0]],[22,[22917649.0]],[27,[22918403.0]],[29,[22922521.0]],[30,[22920676.0]],[31,[22921739.0]],[32,[21832963.0]],[33,[21846196.0]]]});

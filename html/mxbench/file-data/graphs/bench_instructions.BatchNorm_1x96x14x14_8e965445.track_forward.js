@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x96x14x14_8e965445.track_forward.json":[[21,[66632.0]],[22,[395300.0]],[27,[395242.0]],[29,[399369.0]],[30,[398186.0]],[31,[399537.0]],[32,[494783.0]],[33,[507762.0]]]});

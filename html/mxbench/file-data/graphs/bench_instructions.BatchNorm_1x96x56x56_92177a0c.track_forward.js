@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.BatchNorm_1x96x56x56_92177a0c.track_forward.json":[[21,[380797.0]],[22,[5757405.0]],[27,[5758157.0]],[29,[5762275.0]],[30,[5760430.0]],[31,[5761493.0]],[32,[5575829.0]],[33,[5589190.0]]]});

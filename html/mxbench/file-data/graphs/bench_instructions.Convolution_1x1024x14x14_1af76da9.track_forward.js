@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x1024x14x14_1af76da9.track_forward.json":[[21,[6118883.0]],[22,[6122963.0]],[27,[6091424.0]],[29,[5797829.0]],[30,[5798778.0]],[31,[5875400.0]],[32,[5944778.0]],[33,[6008261.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x1024x14x14_7f27a6b4.track_forward.json":[[21,[22225112.0]],[22,[22231805.0]],[27,[22205809.0]],[29,[21913417.0]],[30,[21915766.0]],[31,[21992521.0]],[32,[22054181.0]],[33,[22105693.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x1024x14x14_8ab83996.track_forward.json":[[21,[11350360.0]],[22,[11353247.0]],[27,[11321742.0]],[29,[11027814.0]],[30,[11029443.0]],[31,[11105662.0]],[32,[11173504.0]],[33,[11239810.0]]]});

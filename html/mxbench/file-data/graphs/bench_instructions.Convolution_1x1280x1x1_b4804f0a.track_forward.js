@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x1280x1x1_b4804f0a.track_forward.json":[[21,[558784.0]],[22,[561183.0]],[27,[542053.0]],[29,[497661.0]],[30,[499837.0]],[31,[489165.0]],[32,[640035.0]],[33,[631434.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x128x28x28_7d837cfb.track_forward.json":[[21,[24036797.0]],[22,[24326784.0]],[27,[24481437.0]],[29,[24240459.0]],[30,[24242770.0]],[31,[24314701.0]],[32,[24062826.0]],[33,[24131319.0]]]});

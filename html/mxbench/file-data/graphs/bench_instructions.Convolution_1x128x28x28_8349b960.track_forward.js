@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x128x28x28_8349b960.track_forward.json":[[21,[11178511.0]],[22,[11180904.0]],[27,[11149275.0]],[29,[10858641.0]],[30,[10860609.0]],[31,[10893024.0]],[32,[11003572.0]],[33,[11043972.0]]]});

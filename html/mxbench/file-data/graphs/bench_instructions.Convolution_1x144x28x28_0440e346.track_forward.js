@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x144x28x28_0440e346.track_forward.json":[[21,[1369053.0]],[22,[1370765.0]],[27,[1336309.0]],[29,[1045509.0]],[30,[1047750.0]],[31,[1085719.0]],[32,[1189386.0]],[33,[1216081.0]]]});

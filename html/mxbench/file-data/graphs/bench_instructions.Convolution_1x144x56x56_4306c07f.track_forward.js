@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x144x56x56_4306c07f.track_forward.json":[[21,[3265859.0]],[22,[3270478.0]],[27,[3236922.0]],[29,[2895603.0]],[30,[2897641.0]],[31,[3073112.0]],[32,[3038711.0]],[33,[3158798.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x144x56x56_559d7445.track_forward.json":[[21,[2725199.0]],[22,[2730187.0]],[27,[2377508.0]],[29,[2042470.0]],[30,[2045411.0]],[31,[2226303.0]],[32,[2180623.0]],[33,[2312572.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x144x56x56_e4d0b04e.track_forward.json":[[21,[1486883.0]],[22,[1490527.0]],[27,[1333970.0]],[29,[994630.0]],[30,[997075.0]],[31,[1174095.0]],[32,[1136005.0]],[33,[1260499.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x160x7x7_8c368f0d.track_forward.json":[[21,[1766582.0]],[22,[1764436.0]],[27,[1739599.0]],[29,[1661193.0]],[30,[1663470.0]],[31,[1659224.0]],[32,[1805197.0]],[33,[1803350.0]]]});

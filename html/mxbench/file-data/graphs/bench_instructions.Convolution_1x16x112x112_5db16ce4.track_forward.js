@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x16x112x112_5db16ce4.track_forward.json":[[21,[5009475.0]],[22,[4987707.0]],[27,[4788928.0]],[29,[4663546.0]],[30,[4665897.0]],[31,[4740798.0]],[32,[4806852.0]],[33,[4857031.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x192x14x14_c9279628.track_forward.json":[[21,[943386.0]],[22,[946812.0]],[27,[913038.0]],[29,[624456.0]],[30,[626190.0]],[31,[633588.0]],[32,[766445.0]],[33,[777788.0]]]});

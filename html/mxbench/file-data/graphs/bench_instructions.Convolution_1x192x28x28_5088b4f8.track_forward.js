@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x192x28x28_5088b4f8.track_forward.json":[[21,[1266066.0]],[22,[1271238.0]],[27,[1027700.0]],[29,[738394.0]],[30,[741601.0]],[31,[796244.0]],[32,[880243.0]],[33,[929686.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x192x28x28_5895be94.track_forward.json":[[21,[764566.0]],[22,[768375.0]],[27,[677380.0]],[29,[385390.0]],[30,[387953.0]],[31,[441729.0]],[32,[528460.0]],[33,[573531.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x192x28x28_820738e7.track_forward.json":[[21,[1689637.0]],[22,[1691579.0]],[27,[1657405.0]],[29,[1364640.0]],[30,[1366933.0]],[31,[1419814.0]],[32,[1511182.0]],[33,[1545998.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x2048x7x7_a0a60dfe.track_forward.json":[[21,[11151075.0]],[22,[11150762.0]],[27,[11131077.0]],[29,[11048573.0]],[30,[11050615.0]],[31,[11090256.0]],[32,[11194813.0]],[33,[11235423.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x24x56x56_1f87d98d.track_forward.json":[[21,[2723933.0]],[22,[2714318.0]],[27,[2590344.0]],[29,[2524150.0]],[30,[2526145.0]],[31,[2548532.0]],[32,[2664825.0]],[33,[2687973.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x256x14x14_b9535417.track_forward.json":[[21,[11080886.0]],[22,[11083238.0]],[27,[11051785.0]],[29,[10764353.0]],[30,[10766622.0]],[31,[10779341.0]],[32,[10915007.0]],[33,[10934567.0]]]});

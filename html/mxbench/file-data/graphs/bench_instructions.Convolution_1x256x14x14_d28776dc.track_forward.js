@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x256x14x14_d28776dc.track_forward.json":[[21,[23428093.0]],[22,[24005800.0]],[27,[24347769.0]],[29,[24158346.0]],[30,[24160874.0]],[31,[24252183.0]],[32,[23659111.0]],[33,[23754125.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x256x56x56_0b193413.track_forward.json":[[21,[7130621.0]],[22,[7133696.0]],[27,[7099130.0]],[29,[6746483.0]],[30,[6747695.0]],[31,[7066456.0]],[32,[6893341.0]],[33,[7125481.0]]]});

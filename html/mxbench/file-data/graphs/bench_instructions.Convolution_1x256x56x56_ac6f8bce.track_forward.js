@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x256x56x56_ac6f8bce.track_forward.json":[[21,[12364926.0]],[22,[12368639.0]],[27,[12337194.0]],[29,[11984344.0]],[30,[11987013.0]],[31,[12304824.0]],[32,[12129804.0]],[33,[12365257.0]]]});

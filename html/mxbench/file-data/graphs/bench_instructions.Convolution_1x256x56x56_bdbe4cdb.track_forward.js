@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x256x56x56_bdbe4cdb.track_forward.json":[[21,[23023489.0]],[22,[23028622.0]],[27,[22997076.0]],[29,[22644779.0]],[30,[22646983.0]],[31,[22965886.0]],[32,[22788462.0]],[33,[23008330.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x320x7x7_9ca4f2dd.track_forward.json":[[21,[4409710.0]],[22,[4408625.0]],[27,[4384576.0]],[29,[4306862.0]],[30,[4308498.0]],[31,[4308273.0]],[32,[4449528.0]],[33,[4447742.0]]]});

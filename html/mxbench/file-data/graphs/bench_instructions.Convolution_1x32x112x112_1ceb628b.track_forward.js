@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x32x112x112_1ceb628b.track_forward.json":[[21,[2669616.0]],[22,[2626492.0]],[27,[2084486.0]],[29,[1869459.0]],[30,[1872195.0]],[31,[2033860.0]],[32,[2009934.0]],[33,[2125647.0]]]});

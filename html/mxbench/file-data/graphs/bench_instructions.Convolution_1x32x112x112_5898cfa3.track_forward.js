@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x32x112x112_5898cfa3.track_forward.json":[[21,[2709896.0]],[22,[2666235.0]],[27,[2341651.0]],[29,[2122611.0]],[30,[2124424.0]],[31,[2280586.0]],[32,[2267686.0]],[33,[2371384.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x32x112x112_db77cefa.track_forward.json":[[21,[4240244.0]],[22,[4197397.0]],[27,[3872573.0]],[29,[3653900.0]],[30,[3655601.0]],[31,[3811527.0]],[32,[3798616.0]],[33,[3902361.0]]]});

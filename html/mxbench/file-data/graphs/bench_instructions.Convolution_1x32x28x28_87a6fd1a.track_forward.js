@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x32x28x28_87a6fd1a.track_forward.json":[[21,[1267515.0]],[22,[1263029.0]],[27,[1168951.0]],[29,[1126210.0]],[30,[1128038.0]],[31,[1130018.0]],[32,[1267758.0]],[33,[1271619.0]]]});

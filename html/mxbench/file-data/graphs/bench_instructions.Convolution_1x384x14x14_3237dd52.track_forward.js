@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x384x14x14_3237dd52.track_forward.json":[[21,[1503480.0]],[22,[1504556.0]],[27,[1471303.0]],[29,[1181375.0]],[30,[1183529.0]],[31,[1206955.0]],[32,[1323353.0]],[33,[1349565.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x384x14x14_589187e0.track_forward.json":[[21,[1971725.0]],[22,[1973847.0]],[27,[1939728.0]],[29,[1650439.0]],[30,[1652345.0]],[31,[1674987.0]],[32,[1791675.0]],[33,[1809344.0]]]});

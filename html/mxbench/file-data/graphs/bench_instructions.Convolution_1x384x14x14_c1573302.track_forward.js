@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x384x14x14_c1573302.track_forward.json":[[21,[901796.0]],[22,[904738.0]],[27,[710017.0]],[29,[424347.0]],[30,[427088.0]],[31,[451369.0]],[32,[563972.0]],[33,[593558.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x3x224x224_97eb1d13.track_forward.json":[[21,[2422155.0]],[22,[2426514.0]],[27,[2439463.0]],[29,[2447406.0]],[30,[2447106.0]],[31,[2450047.0]],[32,[2569948.0]],[33,[2579785.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x3x224x224_ba307105.track_forward.json":[[21,[25827251.0]],[22,[25850047.0]],[27,[25874571.0]],[29,[25829874.0]],[30,[25830309.0]],[31,[25835830.0]],[32,[25933809.0]],[33,[25942260.0]]]});

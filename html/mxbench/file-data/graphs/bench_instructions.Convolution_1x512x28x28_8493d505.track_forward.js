@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x512x28x28_8493d505.track_forward.json":[[21,[22276391.0]],[22,[22281654.0]],[27,[22251845.0]],[29,[21949472.0]],[30,[21951691.0]],[31,[22107553.0]],[32,[22092130.0]],[33,[22198570.0]]]});

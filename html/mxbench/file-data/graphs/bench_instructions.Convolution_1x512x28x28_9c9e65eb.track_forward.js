@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x512x28x28_9c9e65eb.track_forward.json":[[21,[6361460.0]],[22,[6364180.0]],[27,[6331431.0]],[29,[6029326.0]],[30,[6030205.0]],[31,[6185804.0]],[32,[6176139.0]],[33,[6295068.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x512x28x28_cfb70110.track_forward.json":[[21,[11824657.0]],[22,[11826457.0]],[27,[11794581.0]],[29,[11492318.0]],[30,[11493707.0]],[31,[11649418.0]],[32,[11638694.0]],[33,[11762552.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x512x7x7_140f8f70.track_forward.json":[[21,[10971626.0]],[22,[10973047.0]],[27,[10952283.0]],[29,[10873756.0]],[30,[10876084.0]],[31,[10879400.0]],[32,[11019239.0]],[33,[11036989.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x512x7x7_bdba66a6.track_forward.json":[[21,[23182516.0]],[22,[24330431.0]],[27,[25057740.0]],[29,[25176811.0]],[30,[25178852.0]],[31,[25340362.0]],[32,[24037095.0]],[33,[24199953.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x576x14x14_23943dc0.track_forward.json":[[21,[1160867.0]],[22,[1166256.0]],[27,[890300.0]],[29,[605606.0]],[30,[608396.0]],[31,[649535.0]],[32,[742827.0]],[33,[785285.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x576x14x14_322ba6e9.track_forward.json":[[21,[2772247.0]],[22,[2774933.0]],[27,[2741391.0]],[29,[2449636.0]],[30,[2451680.0]],[31,[2490856.0]],[32,[2591896.0]],[33,[2621308.0]]]});

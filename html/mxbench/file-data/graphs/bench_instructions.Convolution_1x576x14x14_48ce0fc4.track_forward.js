@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x576x14x14_48ce0fc4.track_forward.json":[[21,[744877.0]],[22,[748441.0]],[27,[611798.0]],[29,[323734.0]],[30,[325902.0]],[31,[365787.0]],[32,[463768.0]],[33,[499974.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x576x7x7_9f3cefc2.track_forward.json":[[21,[1166499.0]],[22,[1165350.0]],[27,[1139069.0]],[29,[1060192.0]],[30,[1062011.0]],[31,[1067486.0]],[32,[1201879.0]],[33,[1212434.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x64x14x14_ab080c71.track_forward.json":[[21,[1264758.0]],[22,[1263302.0]],[27,[1236294.0]],[29,[1083796.0]],[30,[1085855.0]],[31,[1083145.0]],[32,[1227283.0]],[33,[1231015.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x64x56x56_0ac1e759.track_forward.json":[[21,[24190155.0]],[22,[24311185.0]],[27,[24201520.0]],[29,[24101009.0]],[30,[24103154.0]],[31,[24196324.0]],[32,[24083770.0]],[33,[24153584.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x64x56x56_21b381ee.track_forward.json":[[21,[3433184.0]],[22,[3410519.0]],[27,[3207574.0]],[29,[3082514.0]],[30,[3084951.0]],[31,[3158539.0]],[32,[3233253.0]],[33,[3293636.0]]]});

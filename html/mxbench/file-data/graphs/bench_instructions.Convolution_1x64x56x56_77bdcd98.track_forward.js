@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x64x56x56_77bdcd98.track_forward.json":[[21,[11489238.0]],[22,[11465249.0]],[27,[11263370.0]],[29,[11138899.0]],[30,[11140917.0]],[31,[11213654.0]],[32,[11283931.0]],[33,[11349708.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x64x56x56_a926b0a3.track_forward.json":[[21,[11460193.0]],[22,[11437754.0]],[27,[11235625.0]],[29,[11110198.0]],[30,[11112027.0]],[31,[11185630.0]],[32,[11253299.0]],[33,[11302493.0]]]});

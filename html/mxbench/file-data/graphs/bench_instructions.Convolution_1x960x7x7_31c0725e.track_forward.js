@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x960x7x7_31c0725e.track_forward.json":[[21,[3425726.0]],[22,[3422573.0]],[27,[3398536.0]],[29,[3319084.0]],[30,[3320520.0]],[31,[3334516.0]],[32,[3461566.0]],[33,[3470700.0]]]});

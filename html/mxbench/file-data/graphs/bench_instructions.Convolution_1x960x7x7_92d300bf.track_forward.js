@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x960x7x7_92d300bf.track_forward.json":[[21,[1830893.0]],[22,[1829466.0]],[27,[1805615.0]],[29,[1724903.0]],[30,[1726448.0]],[31,[1740834.0]],[32,[1867250.0]],[33,[1879602.0]]]});

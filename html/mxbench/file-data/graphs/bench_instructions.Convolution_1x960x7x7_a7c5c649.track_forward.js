@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x960x7x7_a7c5c649.track_forward.json":[[21,[643801.0]],[22,[643727.0]],[27,[391941.0]],[29,[316753.0]],[30,[319357.0]],[31,[334211.0]],[32,[455270.0]],[33,[474657.0]]]});

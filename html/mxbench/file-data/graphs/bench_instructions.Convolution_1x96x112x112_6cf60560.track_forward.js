@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x96x112x112_6cf60560.track_forward.json":[[21,[4226222.0]],[22,[4094116.0]],[27,[3098851.0]],[29,[2506548.0]],[30,[2509140.0]],[31,[2993740.0]],[32,[2647623.0]],[33,[2986324.0]]]});

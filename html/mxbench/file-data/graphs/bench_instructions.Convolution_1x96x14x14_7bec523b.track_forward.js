@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x96x14x14_7bec523b.track_forward.json":[[21,[2513527.0]],[22,[2512299.0]],[27,[2484292.0]],[29,[2328588.0]],[30,[2330018.0]],[31,[2330411.0]],[32,[2473508.0]],[33,[2473003.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Convolution_1x96x56x56_fc02ecc7.track_forward.json":[[21,[2407031.0]],[22,[2374258.0]],[27,[2107600.0]],[29,[1935355.0]],[30,[1937074.0]],[31,[2051882.0]],[32,[2079126.0]],[33,[2161207.0]]]});

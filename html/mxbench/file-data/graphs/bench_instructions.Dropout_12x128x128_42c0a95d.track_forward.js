@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Dropout_12x128x128_42c0a95d.track_forward.json":[[21,[843617.0]],[22,[843683.0]],[27,[843521.0]],[29,[1188831.0]],[30,[1188392.0]],[31,[1188392.0]],[32,[389037.0]],[33,[396582.0]]]});

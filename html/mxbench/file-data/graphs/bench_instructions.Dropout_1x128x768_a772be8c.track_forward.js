@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Dropout_1x128x768_a772be8c.track_forward.json":[[21,[425825.0]],[22,[425891.0]],[27,[425729.0]],[29,[599007.0]],[30,[598568.0]],[31,[598568.0]],[32,[241604.0]],[33,[249461.0]]]});

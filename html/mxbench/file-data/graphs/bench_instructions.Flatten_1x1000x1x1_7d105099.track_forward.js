@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Flatten_1x1000x1x1_7d105099.track_forward.json":[[21,[20133.0]],[22,[18626.0]],[27,[19990.0]],[29,[23322.0]],[30,[23218.0]],[31,[23765.0]],[32,[78484.0]],[33,[80172.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.FullyConnected_1x128x3072_44b26dbf.track_forward.json":[[21,[73791152.0]],[22,[78416277.0]],[27,[78417397.0]],[29,[78517831.0]],[30,[78715699.0]],[31,[75442832.0]],[32,[78897682.0]],[33,[75534744.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.FullyConnected_1x128x768_da8e2667.track_forward.json":[[21,[73364499.0]],[22,[87483561.0]],[27,[87484954.0]],[29,[87880214.0]],[30,[88667873.0]],[31,[75575510.0]],[32,[89143372.0]],[33,[75668332.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.FullyConnected_1x128x768_e8d2cacc.track_forward.json":[[21,[18541679.0]],[22,[21904624.0]],[27,[21905950.0]],[29,[22005817.0]],[30,[22203595.0]],[31,[18930488.0]],[32,[22385613.0]],[33,[19022752.0]]]});

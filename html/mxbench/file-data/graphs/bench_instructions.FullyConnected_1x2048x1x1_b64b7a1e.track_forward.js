@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.FullyConnected_1x2048x1x1_b64b7a1e.track_forward.json":[[21,[693742.0]],[22,[856713.0]],[27,[857754.0]],[29,[862153.0]],[30,[864128.0]],[31,[831997.0]],[32,[948467.0]],[33,[923161.0]]]});

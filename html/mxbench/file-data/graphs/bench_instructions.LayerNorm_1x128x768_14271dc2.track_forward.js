@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LayerNorm_1x128x768_14271dc2.track_forward.json":[[21,[11458372.0]],[22,[11454513.0]],[27,[11458617.0]],[29,[18550801.0]],[30,[1570694.0]],[31,[1570895.0]],[32,[1263392.0]],[33,[1286422.0]]]});

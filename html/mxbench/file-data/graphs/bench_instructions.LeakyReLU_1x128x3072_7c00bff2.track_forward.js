@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.LeakyReLU_1x128x3072_7c00bff2.track_forward.json":[[21,[25430835.0]],[22,[25429944.0]],[27,[4042218.0]],[29,[2528534.0]],[30,[2528437.0]],[31,[2627226.0]],[32,[2598138.0]],[33,[2696862.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_1x1280x7x7_989142ad.track_forward.json":[[21,[728610.0]],[22,[729532.0]],[27,[647958.0]],[29,[716797.0]],[30,[716423.0]],[31,[711874.0]],[32,[811235.0]],[33,[944265.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_1x2048x7x7_21a616e9.track_forward.json":[[21,[1157083.0]],[22,[1158026.0]],[27,[1023413.0]],[29,[1132313.0]],[30,[1131692.0]],[31,[1124300.0]],[32,[1199843.0]],[33,[1414637.0]]]});

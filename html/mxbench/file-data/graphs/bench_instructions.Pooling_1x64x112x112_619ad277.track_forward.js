@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Pooling_1x64x112x112_619ad277.track_forward.json":[[21,[128238328.0]],[22,[125080209.0]],[27,[125081342.0]],[29,[131903883.0]],[30,[131903495.0]],[31,[137781713.0]],[32,[98884886.0]],[33,[113803532.0]]]});

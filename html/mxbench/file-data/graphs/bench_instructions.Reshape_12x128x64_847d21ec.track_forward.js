@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Reshape_12x128x64_847d21ec.track_forward.json":[[21,[406237.0]],[22,[237563.0]],[27,[238856.0]],[29,[242167.0]],[30,[242061.0]],[31,[242435.0]],[32,[207246.0]],[33,[206868.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.Reshape_1x128x12x64_a283cfc1.track_forward.json":[[21,[240606.0]],[22,[237583.0]],[27,[238916.0]],[29,[242213.0]],[30,[242119.0]],[31,[242640.0]],[32,[205265.0]],[33,[206813.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.batch_dot_12x128x128_9aedbfe6.track_forward.json":[[21,[3211393.0]],[22,[4271781.0]],[27,[4562195.0]],[29,[4563312.0]],[30,[4383689.0]],[31,[4383689.0]],[32,[4358297.0]],[33,[3337606.0]]]});

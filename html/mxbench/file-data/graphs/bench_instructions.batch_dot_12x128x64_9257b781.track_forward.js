@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.batch_dot_12x128x64_9257b781.track_forward.json":[[21,[3421357.0]],[22,[4671465.0]],[27,[4785883.0]],[29,[4786992.0]],[30,[4732301.0]],[31,[4732301.0]],[32,[4746001.0]],[33,[3398721.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip_1x1280x7x7_b2103b71.track_forward.json":[[21,[587305.0]],[22,[587304.0]],[27,[587216.0]],[29,[698203.0]],[30,[697830.0]],[31,[697830.0]],[32,[696280.0]],[33,[701628.0]]]});

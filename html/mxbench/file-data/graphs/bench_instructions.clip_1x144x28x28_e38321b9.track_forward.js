@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip_1x144x28x28_e38321b9.track_forward.json":[[21,[1051433.0]],[22,[1051432.0]],[27,[1051344.0]],[29,[1250131.0]],[30,[1249766.0]],[31,[1249766.0]],[32,[1198038.0]],[33,[1203822.0]]]});

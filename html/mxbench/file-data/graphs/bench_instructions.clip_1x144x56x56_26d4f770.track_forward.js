@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip_1x144x56x56_26d4f770.track_forward.json":[[21,[4184297.0]],[22,[4184296.0]],[27,[4184208.0]],[29,[4975699.0]],[30,[4975334.0]],[31,[4975334.0]],[32,[4584934.0]],[33,[4590577.0]]]});

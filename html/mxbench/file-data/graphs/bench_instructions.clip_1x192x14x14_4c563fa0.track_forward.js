@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip_1x192x14x14_4c563fa0.track_forward.json":[[21,[355241.0]],[22,[355240.0]],[27,[355152.0]],[29,[422227.0]],[30,[421862.0]],[31,[421862.0]],[32,[445421.0]],[33,[451297.0]]]});

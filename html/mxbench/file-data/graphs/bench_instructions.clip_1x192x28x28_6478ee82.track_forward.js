@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip_1x192x28x28_6478ee82.track_forward.json":[[21,[1399529.0]],[22,[1399528.0]],[27,[1399440.0]],[29,[1664083.0]],[30,[1663718.0]],[31,[1663718.0]],[32,[1574358.0]],[33,[1575612.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip_1x32x112x112_9dd0b3d0.track_forward.json":[[21,[3720169.0]],[22,[3720168.0]],[27,[3720080.0]],[29,[4423763.0]],[30,[4423398.0]],[31,[4423398.0]],[32,[4083174.0]],[33,[4088817.0]]]});

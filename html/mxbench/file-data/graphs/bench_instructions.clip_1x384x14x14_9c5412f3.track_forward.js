@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip_1x384x14x14_9c5412f3.track_forward.json":[[21,[703337.0]],[22,[703336.0]],[27,[703248.0]],[29,[836187.0]],[30,[835814.0]],[31,[835814.0]],[32,[821741.0]],[33,[827502.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip_1x576x7x7_985c71ad.track_forward.json":[[21,[268217.0]],[22,[268216.0]],[27,[268128.0]],[29,[318739.0]],[30,[318374.0]],[31,[318374.0]],[32,[351323.0]],[33,[352522.0]]]});

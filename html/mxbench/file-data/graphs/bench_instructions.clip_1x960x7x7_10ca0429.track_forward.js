@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip_1x960x7x7_10ca0429.track_forward.json":[[21,[442265.0]],[22,[442264.0]],[27,[442176.0]],[29,[525715.0]],[30,[525358.0]],[31,[525350.0]],[32,[539480.0]],[33,[544832.0]]]});

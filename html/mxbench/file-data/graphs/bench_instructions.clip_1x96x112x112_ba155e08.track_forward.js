@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip_1x96x112x112_ba155e08.track_forward.json":[[21,[11146217.0]],[22,[11146216.0]],[27,[11146128.0]],[29,[13254739.0]],[30,[13254374.0]],[31,[13254374.0]],[32,[12111346.0]],[33,[12116989.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.clip_1x96x56x56_7ac1c5e2.track_forward.json":[[21,[2791913.0]],[22,[2791912.0]],[27,[2791824.0]],[29,[3319891.0]],[30,[3319526.0]],[31,[3319526.0]],[32,[3079654.0]],[33,[3085278.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add_1x1024x14x14_288fc1a4.track_forward.json":[[21,[1336671.0]],[22,[1432915.0]],[27,[1432874.0]],[29,[1436069.0]],[30,[1436071.0]],[31,[1436489.0]],[32,[989228.0]],[33,[989248.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add_1x128x768_e0668caa.track_forward.json":[[21,[668996.0]],[22,[712888.0]],[27,[712949.0]],[29,[716212.0]],[30,[716133.0]],[31,[716350.0]],[32,[525311.0]],[33,[525697.0]]]});

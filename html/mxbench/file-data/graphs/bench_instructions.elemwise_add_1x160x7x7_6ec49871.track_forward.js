@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add_1x160x7x7_6ec49871.track_forward.json":[[21,[81807.0]],[22,[77822.0]],[27,[77732.0]],[29,[81168.0]],[30,[80904.0]],[31,[81479.0]],[32,[116251.0]],[33,[117038.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add_1x2048x7x7_6ba6b59c.track_forward.json":[[21,[683899.0]],[22,[727881.0]],[27,[727592.0]],[29,[731159.0]],[30,[731126.0]],[31,[731307.0]],[32,[535083.0]],[33,[536056.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add_1x24x56x56_acea1558.track_forward.json":[[21,[519980.0]],[22,[551362.0]],[27,[551666.0]],[29,[554913.0]],[30,[554858.0]],[31,[555061.0]],[32,[421671.0]],[33,[421946.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add_1x256x56x56_b7a4729d.track_forward.json":[[21,[5259954.0]],[22,[5663134.0]],[27,[5663093.0]],[29,[5666288.0]],[30,[5666290.0]],[31,[5666708.0]],[32,[3711386.0]],[33,[3711259.0]]]});

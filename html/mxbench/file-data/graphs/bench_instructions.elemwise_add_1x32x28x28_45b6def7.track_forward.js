@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add_1x32x28x28_45b6def7.track_forward.json":[[21,[192823.0]],[22,[199185.0]],[27,[199160.0]],[29,[202267.0]],[30,[202369.0]],[31,[202534.0]],[32,[194918.0]],[33,[195089.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add_1x512x28x28_61272784.track_forward.json":[[21,[2644432.0]],[22,[2842988.0]],[27,[2842947.0]],[29,[2846142.0]],[30,[2846144.0]],[31,[2846562.0]],[32,[1896610.0]],[33,[1896581.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add_1x64x14x14_1199109d.track_forward.json":[[21,[110784.0]],[22,[110923.0]],[27,[111024.0]],[29,[114357.0]],[30,[114141.0]],[31,[114739.0]],[32,[138170.0]],[33,[138547.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.elemwise_add_1x96x14x14_052e2ad5.track_forward.json":[[21,[152693.0]],[22,[154937.0]],[27,[155050.0]],[29,[158352.0]],[30,[158270.0]],[31,[158455.0]],[32,[166473.0]],[33,[166507.0]]]});

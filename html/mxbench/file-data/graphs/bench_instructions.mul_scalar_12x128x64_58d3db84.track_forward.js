@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.mul_scalar_12x128x64_58d3db84.track_forward.json":[[21,[424910.0]],[22,[424933.0]],[27,[425154.0]],[29,[696707.0]],[30,[696324.0]],[31,[696324.0]],[32,[212698.0]],[33,[218068.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.softmax_12x128x128_241b0472.track_forward.json":[[21,[3232336.0]],[22,[1386080.0]],[27,[1202507.0]],[29,[1203701.0]],[30,[1203578.0]],[31,[1277979.0]],[32,[1271946.0]],[33,[1357050.0]]]});

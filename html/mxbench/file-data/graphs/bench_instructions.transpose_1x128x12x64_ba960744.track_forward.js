@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.transpose_1x128x12x64_ba960744.track_forward.json":[[21,[157934.0]],[22,[146736.0]],[27,[173157.0]],[29,[201230.0]],[30,[202074.0]],[31,[71868.0]],[32,[268784.0]],[33,[159423.0]]]});

@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
+mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_instructions.transpose_1x12x128x64_8c67a6cc.track_forward.json":[[21,[74470.0]],[22,[74096.0]],[27,[75941.0]],[29,[80860.0]],[30,[81704.0]],[31,[72680.0]],[32,[155253.0]],[33,[160235.0]]]});
