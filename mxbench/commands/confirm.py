@@ -64,7 +64,10 @@ def cmd_confirm(args):
     if args.head is None:
         raise UserError("confirm needs BASE and HEAD (or one release and --aa NAME_A NAME_B)")
     project = args.project
-    machine = args.machine or asvtools.machine_name()
+    # --list only reads: the history's machine where this host has none; a run records under
+    # this host's name unless --machine names another
+    machine = args.machine or (asvtools.reading_machine(project.store, None) if args.list
+                               else asvtools.machine_name())
     for release in (args.base, args.head):
         project.require_build(release, args.flavor)
     changes = candidates(project, machine, args.base, args.head, args.flavor, args.factor,
