@@ -3,6 +3,7 @@ that measure both releases again with interleaved rounds, and the report that li
 what a confirmation reproduced. Real asv and wheels (the asv_e2e fixture's environments);
 the committed A/A recordings for the noise table."""
 import json
+import re
 import subprocess
 import sys
 
@@ -129,7 +130,9 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
     report = project.mxbench("changes", "releases")
     assert report.returncode == 0, report.stdout[-3000:]
     section = report.stdout.split("### %s → %s" % (BASE, HEAD))[1].split("###")[0]
-    assert "**1 confirmed**" in section, section[:2000]
+    # float32's 7x is the change; float16's point sits at the factor (1.2x) and confirms
+    # on some runs: at least the one
+    assert re.search(r"\*\*[1-9]\d* confirmed\*\*", section), section[:2000]
     assert "LayerNorm.time_forward('medium', 'float32'" in section
     listed_names = [l for l in section.splitlines() if l.startswith("| `")]
     assert all("[" in l for l in listed_names), listed_names  # each with its interval
