@@ -221,10 +221,11 @@ def test_find_on_counts_refuses_what_has_no_count(tmp_path):
         assert len(errors) == 1 and message in errors[0], proc.stdout
 
 
-def test_find_names_the_variable_that_bench_instructions_reads():
+def test_run_and_find_name_the_variable_that_bench_instructions_reads():
     from benchmarks import bench_instructions
-    from mxbench.commands import find
-    assert find.INSTRUCTION_POINTS == bench_instructions.SELECTION_VARIABLE
+    from mxbench.commands import find, run
+    assert run.INSTRUCTION_POINTS == bench_instructions.SELECTION_VARIABLE
+    assert find.instruction_points_env is run.instruction_points_env  # find's probes too
 
 
 def test_a_run_counts_only_the_instruction_points_it_records(monkeypatch):

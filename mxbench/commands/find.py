@@ -18,7 +18,7 @@ import re
 from env_matrix.matrix import MatrixError
 
 from mxbench.asvrun import runner as asvtools
-from mxbench.commands.run import INSTRUCTION_POINTS
+from mxbench.commands.run import instruction_points_env
 from mxbench.core.errors import UserError
 from mxbench.core.arguments import allow_busy_argument, positive_factor
 from mxbench.core.formatting import change_text
@@ -132,9 +132,7 @@ class Bisection(object):
     def record_env(self):
         """The environment of a probe's asv run: an instruction count's probe counts its
         own points only (bench_instructions reads INSTRUCTION_POINTS)."""
-        if not self.benchmark.startswith("bench_instructions."):
-            return None
-        return {INSTRUCTION_POINTS: "^%s\\(" % re.escape(self.benchmark)}
+        return instruction_points_env([self.benchmark])
 
     def step(self, a, b):
         """The largest move of one parameter point from a to b, as a log ratio (upwards =
