@@ -205,3 +205,44 @@ def test_changes_between_releases_never_lists_an_unconfirmed_change(tmp_path):
     assert "**0 confirmed**, 0 refuted, 0 inconclusive, 1 not yet confirmed" in text
     assert "python -m mxbench confirm 1.9.0 1.9.1 --flavor cpu-mkldnn" in text
     assert "| `" not in text
+
+
+HELD_OUT = ["experiments/amd-epyc-2cpu-24gb-" + name
+            for name in ("aa", "aa2", "set-old1", "short3-a", "short3-old1")]
+
+
+def test_held_out_judges_every_pair_of_days_by_the_table_of_the_others(tmp_path):
+    proc = mxbench("noise", *HELD_OUT, "--release", "1.9.1", "--held-out")
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    lines = proc.stdout.strip().splitlines()
+    pairs = [line for line in lines if " vs " in line]
+    # 5 recordings on 3 days (aa/aa2 on the 21st, short3-a/short3-old1 on the 25th): 10
+    # pairs, 2 of them of one day
+    assert len(pairs) == 8, proc.stdout
+    assert lines[-2].startswith("8 pairs of different days, beyond their noise: ")
+    assert not any(line.startswith("amd-epyc-2cpu-24gb-aa (") and "-aa2 (" in line
+                   for line in pairs)
+    # one pair through the history's own path: the table without the pair, then changes aa
+    line = next(p for p in pairs if p.startswith("amd-epyc-2cpu-24gb-set-old1 (")
+                and "-short3-a (" in p)
+    timings, beyond = re.search(r": (\d+) timings, \d+ flagged, beyond their noise (\d+) ",
+                                line).groups()
+    table = tmp_path / "noise.json"
+    proc = mxbench("noise", *[d for d in HELD_OUT if not d.endswith(("set-old1", "short3-a"))],
+                   "--release", "1.9.1", "-o", str(table))
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    proc = mxbench("changes", "aa", "--machine-a", "amd-epyc-2cpu-24gb-set-old1",
+                   "--machine-b", "amd-epyc-2cpu-24gb-short3-a", "--release", "1.9.1",
+                   "--noise", str(table))
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert "beyond each point's noise (%s): %s of %s timings" % (table, beyond, timings) \
+        in proc.stdout, (line, proc.stdout)
+
+
+def test_held_out_needs_five_recordings_and_writes_no_table(tmp_path):
+    proc = mxbench("noise", *HELD_OUT[:4], "--release", "1.9.1", "--held-out")
+    assert proc.returncode == 2 and "needs at least 5" in proc.stdout, proc.stdout[-2000:]
+    proc = mxbench("noise", *HELD_OUT, "--release", "1.9.1", "--held-out", "-o",
+                   str(tmp_path / "n.json"))
+    assert proc.returncode == 2 and "drop -o" in proc.stdout, proc.stdout[-2000:]
+    assert not (tmp_path / "n.json").exists()

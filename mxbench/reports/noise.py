@@ -10,7 +10,13 @@ recordings get the UNKNOWN_QUANTILE of the known points' noise.
 
     python -m mxbench noise results/amd-epyc-2cpu-24gb experiments/amd-epyc-2cpu-24gb-aa ...
         --release 1.9.1 --flavor cpu-mkldnn -o reports/noise.json
+
+`--held-out` asks how well such a table bounds the next day: for every pair of recordings made
+on different days, the pair's flagged timings beyond their noise in the table built from the
+other recordings, and the same once the pair's common shift (its median ratio: the day's
+machine) is divided out.
 """
+import itertools
 import json
 import os
 import sys
@@ -19,6 +25,7 @@ from collections import defaultdict
 import numpy as np
 
 from mxbench.core import project as project_model
+from mxbench.core.arguments import positive_factor
 from mxbench.core.errors import UserError
 from mxbench.core.results import Store, measured
 
@@ -37,6 +44,12 @@ def setup_arguments(subparsers):
     parser.add_argument("--release", required=True)
     parser.add_argument("--flavor", default="cpu-mkldnn")
     parser.add_argument("-o", "--output", help="JSON file (default: stdout)")
+    parser.add_argument("--factor", type=positive_factor, default=1.2,
+                        help="asv's change factor, with --held-out (default 1.2)")
+    parser.add_argument("--held-out", action="store_true",
+                        help="for every pair of recordings of different days: how many of its "
+                             "timings pass the noise of a table built without it (needs %d "
+                             "recordings); prints, writes no table" % (MIN_RECORDINGS + 2))
     parser.set_defaults(func=noise_command)
     return parser
 
@@ -50,11 +63,10 @@ def recording_days(points):
     return datetime.datetime.utcfromtimestamp(middle).strftime("%Y-%m-%d")
 
 
-def collect(machine_dirs, commit, env_name, release):
-    """({point name: {version: [value per recording]}}, [recording description]) of the
-    timings in each machine directory's recording of (commit, env_name)."""
-    values = defaultdict(lambda: defaultdict(list))
-    recordings = []
+def read_recordings(machine_dirs, commit, env_name, release):
+    """[(recording description, [measured timing Point])] of each machine directory's
+    recording of (commit, env_name)."""
+    read = []
     for path in machine_dirs:
         path = os.path.abspath(path.rstrip("/"))
         store, machine = Store(os.path.dirname(path)), os.path.basename(path)
@@ -63,11 +75,27 @@ def collect(machine_dirs, commit, env_name, release):
         if not points:
             raise UserError("%s: no measured timing of %s in environment %s"
                             % (path, release, env_name))
-        recordings.append({"machine_dir": os.path.relpath(path, project_model.ROOT),
-                           "day": recording_days(points), "timings": len(points)})
+        read.append(({"machine_dir": os.path.relpath(path, project_model.ROOT),
+                      "day": recording_days(points), "timings": len(points)}, points))
+    return read
+
+
+def values_of(read, scales=None):
+    """{point name: {version: [value per recording]}}; each recording's values divided by
+    its scale when given."""
+    values = defaultdict(lambda: defaultdict(list))
+    for index, (_, points) in enumerate(read):
+        scale = scales[index] if scales else 1.0
         for point in points:
-            values[point.name][point.version].append(point.value)
-    return values, recordings
+            values[point.name][point.version].append(point.value / scale)
+    return values
+
+
+def collect(machine_dirs, commit, env_name, release):
+    """({point name: {version: [value per recording]}}, [recording description]) of the
+    timings in each machine directory's recording of (commit, env_name)."""
+    read = read_recordings(machine_dirs, commit, env_name, release)
+    return values_of(read), [description for description, _ in read]
 
 
 def point_noise(values):
@@ -81,6 +109,11 @@ def point_noise(values):
     return noise
 
 
+def unknown_noise(noise):
+    known = [v["noise"] for v in noise.values()]
+    return float(np.percentile(known, UNKNOWN_QUANTILE)) if known else None
+
+
 def build(project, machine_dirs, release, flavor, command):
     env_name = project.environment(flavor)
     values, recordings = collect(machine_dirs, project.commit(release), env_name, release)
@@ -89,7 +122,7 @@ def build(project, machine_dirs, release, flavor, command):
                         % (len(recordings), MIN_RECORDINGS))
     noise = point_noise(values)
     known = [v["noise"] for v in noise.values()]
-    unknown = float(np.percentile(known, UNKNOWN_QUANTILE)) if known else None
+    unknown = unknown_noise(noise)
     return {"release": release, "flavor": flavor, "env_name": env_name,
             "command": command, "recordings": recordings,
             "days": sorted(set(r["day"] for r in recordings if r["day"])),
@@ -99,8 +132,84 @@ def build(project, machine_dirs, release, flavor, command):
             "points": dict(sorted(noise.items()))}
 
 
+def median_ratio(after, before):
+    """The median ratio after/before over the points both have: one figure for how much
+    slower the whole recording ran (the day's machine, if the build is the same)."""
+    common = set(after) & set(before)
+    if not common:
+        return 1.0
+    return float(np.median([after[n].value / before[n].value for n in common]))
+
+
+def held_out(project, machine_dirs, release, flavor, factor):
+    """[row] for every pair of recordings made on different days: the pair compared by asv's
+    rule (changes.compare), and its flagged timings judged against the noise table of the
+    other recordings: as recorded, and with the day's machine divided out (the pair's ratios
+    by the pair's median ratio; the table's recordings each by its median ratio to the
+    first)."""
+    from mxbench.reports.changes import compare
+    read = read_recordings(machine_dirs, project.commit(release),
+                           project.environment(flavor), release)
+    if len(read) < MIN_RECORDINGS + 2:
+        raise UserError("%d recording(s): holding a pair out needs at least %d (a table of %d "
+                        "besides the pair)" % (len(read), MIN_RECORDINGS + 2, MIN_RECORDINGS))
+    by_point = [{p.name: p for p in points} for _, points in read]
+    scales = [median_ratio(points, by_point[0]) for points in by_point]
+    rows = []
+    for i, j in itertools.combinations(range(len(read)), 2):
+        day_a, day_b = read[i][0]["day"], read[j][0]["day"]
+        if day_a is None or day_a == day_b:
+            continue
+        rest = [k for k in range(len(read)) if k not in (i, j)]
+        changes = compare(by_point[i], by_point[j], factor)
+        flagged = [c for c in changes if c.verdict != "same"]
+        shift = median_ratio(by_point[j], by_point[i])
+        counts = []
+        for table_scales, pair_shift in ((None, 1.0), (scales, shift)):
+            table = point_noise(values_of([read[k] for k in rest],
+                                          [table_scales[k] for k in rest]
+                                          if table_scales else None))
+            judge = Noise({"points": table, "unknown_noise": unknown_noise(table)})
+            counts.append(sum(judge.beyond(c._replace(ratio=c.ratio / pair_shift), factor)
+                              for c in flagged))
+        rows.append({"a": read[i][0]["machine_dir"], "b": read[j][0]["machine_dir"],
+                     "day_a": day_a, "day_b": day_b, "timings": len(changes),
+                     "flagged": len(flagged), "beyond": counts[0], "shift": shift,
+                     "beyond_shifted": counts[1]})
+    if not rows:
+        raise UserError("no two of the recordings were made on different days")
+    return rows
+
+
+def held_out_text(rows):
+    def share(n, row):
+        return 100.0 * n / max(row["timings"], 1)
+    lines = []
+    for row in rows:
+        lines.append("%s (%s) vs %s (%s): %d timings, %d flagged, beyond their noise %d "
+                     "(%.2f%%); the pair's shift %.2fx divided out: %d (%.2f%%)" % (
+                         os.path.basename(row["a"]), row["day_a"], os.path.basename(row["b"]),
+                         row["day_b"], row["timings"], row["flagged"], row["beyond"],
+                         share(row["beyond"], row), row["shift"], row["beyond_shifted"],
+                         share(row["beyond_shifted"], row)))
+    for key, what in (("beyond", "beyond their noise"),
+                      ("beyond_shifted", "with the shift divided out")):
+        shares = [share(row[key], row) for row in rows]
+        lines.append("%d pairs of different days, %s: %.2f-%.2f%% of timings (median %.2f%%), "
+                     "%d pair(s) under 1%%" % (len(rows), what, min(shares), max(shares),
+                                               float(np.median(shares)),
+                                               sum(s < 1.0 for s in shares)))
+    return "\n".join(lines)
+
+
 def noise_command(args):
     project = args.project
+    if args.held_out:
+        if args.output:
+            raise UserError("--held-out prints its pairs and writes no table; drop -o")
+        print(held_out_text(held_out(project, args.recordings, args.release, args.flavor,
+                                     args.factor)))
+        return 0
     command = "python -m mxbench noise " + " ".join(sys.argv[sys.argv.index("noise") + 1:]) \
         if "noise" in sys.argv else None
     data = build(project, args.recordings, args.release, args.flavor, command)
