@@ -36,6 +36,13 @@ from .harness import instructions as I
 
 COUNTED_SHAPE = "small"
 METHODS = ("forward", "forward_backward")
+# A call into MXNet always runs some of libmxnet's code: a count of 0 means callgrind named
+# none of it (1.6.0's `mxnet` wheel: Valgrind cannot read its libmxnet.so's section headers,
+# so the library's code is "???" in the dump). Checked here, not in harness/instructions.py,
+# which the counting process imports: an edit there can move the counts (its code is part
+# of the heap the counted call finds).
+NO_LIBRARY_CODE = ("no instruction counted in libmxnet: Valgrind cannot name this build's "
+                   "library (unreadable ELF section headers), so its calls cannot be counted")
 
 
 def counted_shape(op):
@@ -140,6 +147,8 @@ class _Instructions(object):
         if value is None:
             raise RuntimeError("the counted table has no such point")
         if isinstance(value, int):
+            if value == 0:
+                H.skip(NO_LIBRARY_CODE)
             return value
         outcome, reason = value
         if outcome == I.FAILED:

@@ -99,6 +99,16 @@ def test_no_valgrind_is_a_skip_with_the_reason(monkeypatch):
     assert outcome == I.SKIP and "valgrind is not available" in reason
 
 
+def test_a_count_of_zero_is_a_skip_with_the_reason():
+    """0 instructions in libmxnet means callgrind named none of its code (1.6.0's mxnet
+    wheel): no count, a skip that says why, never a 0 in the record."""
+    from asv_runner.benchmarks.mark import SkipNotImplemented
+    relu = B.relu()
+    assert relu.track_forward({"relu|small|float32|forward": 28108}, "small", "float32") == 28108
+    with pytest.raises(SkipNotImplemented, match="cannot name this build's library"):
+        relu.track_forward({"relu|small|float32|forward": 0}, "small", "float32")
+
+
 @pytest.mark.skipif(shutil.which("valgrind") is None,
                     reason="valgrind is not installed (.ci/run installs Debian's)")
 def test_callgrind_counts_points_whatever_was_counted_before():

@@ -338,7 +338,18 @@ def _started_later(a, b):
     return _is_number(a) and _is_number(b) and a > b
 
 
-def merge_rows(old, new, base=None):
+# Benchmarks whose recorded 0 is no measurement, so that a later run's skip replaces it: an
+# instruction count of a call into libmxnet is never 0. Until 2026-11-27 bench_instructions
+# recorded 0 where callgrind named none of the library's code (1.6.0's `mxnet` wheel); it
+# skips such a point now, with the reason.
+ZERO_IS_NO_MEASUREMENT = ("bench_instructions.",)
+
+
+def zero_is_no_measurement(benchmark):
+    return benchmark.startswith(ZERO_IS_NO_MEASUREMENT)
+
+
+def merge_rows(old, new, base=None, zero_unmeasured=False):
     """One benchmark's row: the new run's, except where the record's point is at least as
     new (same benchmark version and parameter values):
     - the new run failed or skipped a point the record has measured;
@@ -348,7 +359,11 @@ def merge_rows(old, new, base=None):
       not the starting copy's.
     There the record's point stays, with its statistics and samples. Points are matched by
     their parameter values, so a grid that grew (a dtype added to an entry) keeps the points
-    recorded before; a point the new grid no longer has is gone with it."""
+    recorded before; a point the new grid no longer has is gone with it. zero_unmeasured:
+    the record's 0 counts as unmeasured (zero_is_no_measurement)."""
+    def recorded(value):
+        return measured(value) and not (zero_unmeasured and value == 0)
+
     if old["version"] != new["version"]:
         return new  # another benchmark now: asv compares only the same version
     if base is not None and base.get("version") != new["version"]:
@@ -370,11 +385,11 @@ def merge_rows(old, new, base=None):
         if j is None:
             keep = False
         elif not measured(new_result[i]):
-            keep = measured(old_result[j])
+            keep = recorded(old_result[j])
         elif point in base_value and base_value[point] == new_result[i]:
             keep = True  # not measured by the new run
         else:
-            keep = (record_later and measured(old_result[j])
+            keep = (record_later and recorded(old_result[j])
                     and not (point in base_value and base_value[point] == old_result[j]))
         source.append(j if keep else None)
     if all(j is None for j in source):
@@ -445,7 +460,8 @@ def merge_result_data(old, new, base=None):
             if base_rows is not None and start is None:
                 start = dict.fromkeys(COLUMNS)  # a benchmark the start lacked: measured
                 start.update(version=row["version"], params=row["params"])
-            rows[name] = merge_rows(rows[name], row, start)
+            rows[name] = merge_rows(rows[name], row, start,
+                                    zero_unmeasured=zero_is_no_measurement(name))
         else:
             rows[name] = row
     merged["results"] = dict((name, _row_list(row)) for name, row in rows.items())
