@@ -606,7 +606,9 @@ def setup_arguments(subparsers):
         side.add_argument("--variant-b", default="default")
         side.add_argument("--release", required=True)
         side.add_argument("--flavor", default="cpu-mkldnn")
-        side.add_argument("-v", "--verbose", action="store_true", help="list every flagged point")
+        side.add_argument("-v", "--verbose", action="store_true",
+                          help="list every flagged point, and every instruction count that "
+                               "differs")
         side.add_argument("--noise", metavar="FILE",
                           help="also count the timings beyond each point's noise in this "
                                "table (python -m mxbench noise)")
@@ -842,5 +844,9 @@ def side_command(args):
         for c in changes:
             if c.verdict != "same":
                 print("  flagged: %s  %s" % (c.name, change_text(c.before, c.after, c.unit)))
+        for c in sorted(counts, key=lambda c: -abs(c.ratio - 1)):
+            if c.before != c.after:
+                print("  count differs: %s  %s (%+.4f%%)"
+                      % (c.name, count_figures(c), 100 * (c.ratio - 1)))
     return 0
 
