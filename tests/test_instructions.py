@@ -2,6 +2,7 @@
 the catalogue and the short selection, asv runs one setup_cache for every class, a dump is
 read as libmxnet's share, and a real callgrind process over MXNet 1.9.1 counts a few points
 (one process, ~2-4 minutes: import mxnet alone is ~45 s of CPU under Valgrind)."""
+import os
 import shutil
 
 import pytest
@@ -216,3 +217,35 @@ def test_a_later_recording_repeats_the_historys_counts(recording):
     differs = [line for line in proc.stdout.splitlines() if "  count differs: " in line]
     assert len(differs) == total - identical, proc.stdout
 
+
+def test_on_another_date_the_same_harness_counts_the_layers_exactly():
+    """1.9.1's layers counted on 2026-11-26 (layers2) and on 2026-11-27 (counts3) with the
+    same harness: identical (the operators' counts of counts3 differ from the history's
+    through an edit of the harness in between: docs/instructions.md)."""
+    import re
+    import subprocess
+    import sys
+    from tests.conftest import ROOT
+    proc = subprocess.run([sys.executable, "-m", "mxbench", "changes", "aa", "--machine-a",
+                           "amd-epyc-2cpu-24gb-layers2", "--machine-b",
+                           "amd-epyc-2cpu-24gb-counts3", "--release", "1.9.1"], cwd=str(ROOT),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout
+    found = re.search(r"instruction counts: (\d+) of (\d+) identical", proc.stdout)
+    assert found and found.group(1) == found.group(2) == "134", proc.stdout
+
+
+def test_no_instruction_count_in_the_history_is_zero():
+    """A 0 is no count (callgrind named none of libmxnet's code: 1.6.0's mxnet wheel); the
+    history held 826 of them until a re-run turned them into skips with the reason."""
+    from mxbench.core import project as project_model
+    from mxbench.core.results import measured
+    project = project_model.load()
+    counts = [p for p in project.history_store.points(None, None, None,
+                                                      r"^bench_instructions\.")
+              if p.unit == "instructions" and measured(p.value)]
+    assert len(counts) > 10000
+    zeros = sorted(set((os.path.basename(p.recording.path), p.name) for p in counts
+                       if p.value == 0))
+    assert not zeros, zeros[:5]
