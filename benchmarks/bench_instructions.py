@@ -204,6 +204,23 @@ for _layer in counted_layers():
 del _op, _layer
 
 
+def installed_mxnet():
+    """(version, folder) of the mxnet this Python would import, read from its libinfo.py
+    without importing it (~seconds; every 1.x and 2.0 release sets __version__ there)."""
+    import importlib.util
+    import sys
+    spec = importlib.util.find_spec("mxnet")
+    if spec is None or not spec.origin:
+        return "not installed", sys.executable
+    folder = os.path.dirname(spec.origin)
+    try:
+        with open(os.path.join(folder, "libinfo.py")) as fh:
+            found = re.search(r"^__version__\s*=\s*[\"']([^\"']+)", fh.read(), re.M)
+    except OSError:
+        found = None
+    return (found.group(1) if found else "unknown version"), folder
+
+
 def main(argv=None):
     """python -m benchmarks.bench_instructions [REGEX]: count the points whose asv name
     REGEX selects (as MXBENCH_INSTRUCTION_POINTS does) with this Python's MXNet, and print
@@ -220,6 +237,9 @@ def main(argv=None):
             os.environ[SELECTION_VARIABLE], exc))
     if not points:  # only a selection can leave none
         sys.exit("bench_instructions: no point's name matches %r" % os.environ[SELECTION_VARIABLE])
+    # the build counted is whatever this Python's environment holds now: an asv environment
+    # holds the release asv installed last, not necessarily the one a record is of
+    print("mxnet %s (%s)" % installed_mxnet(), flush=True)
     started = time.time()
     table = I.count_table(points)
     for point in points:

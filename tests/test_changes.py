@@ -9,7 +9,7 @@ import pytest
 
 from mxbench.reports.changes import Change, aa_summary, compare, whole_selection
 from mxbench.core.results import Point
-from tests.conftest import ROOT
+from tests.conftest import HISTORY_MACHINE, ROOT
 
 
 def tool(asv_e2e, command, *args):
@@ -115,7 +115,6 @@ def test_documented_changes_file_is_well_formed():
             assert hasattr(getattr(mod, cls, None), method), bench
 
 
-HISTORY_MACHINE = "amd-epyc-2cpu-24gb"  # the committed history in results/
 
 
 def changes_cli(*args):
@@ -172,6 +171,24 @@ def test_the_machine_line_reads_only_recordings_of_the_whole_selection(command, 
     assert whole_selection(command) is whole
 
 
+def project_logging(entries):
+    """A stand-in project of one flavor whose release R (its own commit) has the conditions
+    entries entries[R]."""
+    class Store(object):
+        def conditions(self, machine, commit, env_name):
+            return entries[commit]
+
+    class Project(object):
+        store = Store()
+
+        def commit(self, release):
+            return release
+
+        def environment_names(self):
+            return {"cpu-mkldnn": "env"}
+    return Project()
+
+
 def test_the_machine_line_names_two_kinds_of_cpu():
     """A pair recorded on two kinds of host says so: a model name alone ("AMD EPYC") hid an
     AVX-512 host among AVX2 ones. Entries from before the log named the CPU say nothing."""
@@ -188,23 +205,48 @@ def test_the_machine_line_names_two_kinds_of_cpu():
                "d": {"command": "python -m mxbench run 1.9.1",
                      "reference_before": {"python_call_ns": 25.0}}}
 
-    class Store(object):
-        def conditions(self, machine, commit, env_name):
-            return [entries[commit]]
-
-    class Project(object):
-        store = Store()
-
-        def commit(self, release):
-            return release
-
-        def environment_names(self):
-            return {"cpu-mkldnn": "env"}
-
-    note = machine_note(Project(), "m")
+    note = machine_note(project_logging({r: [e] for r, e in entries.items()}), "m")
     line = note("cpu-mkldnn", "a", "b")
     assert "Python call dispatch 0.50x" in line
     assert ("**recorded on two kinds of CPU: a AuthenticAMD family 25 model 1 stepping 1, avx2 "
             "against b AuthenticAMD family 25 model 17 stepping 1, avx512**") in line
     assert "two kinds of CPU" not in note("cpu-mkldnn", "b", "c")
     assert "two kinds of CPU" not in note("cpu-mkldnn", "a", "d")
+
+
+def test_the_report_says_how_many_of_its_records_carry_their_conditions():
+    """CHANGES.md names the records whose timings have no load and speed figures (made
+    before the conditions log) and the busy ones."""
+    from mxbench.reports.changes import records_conditions_note
+    quiet = {"command": "python -m mxbench run 1.9.1", "busy": False,
+             "load_before": {"other_cores": 0.0}, "reference_before": {"python_call_ns": 25.0},
+             "reference_after": {"python_call_ns": 26.0}}
+    entries = {"a": [], "b": [quiet], "c": [dict(quiet, busy=True)],
+               "d": [quiet, {"command": "python -m mxbench run 1.9.1 -b relu"}]}
+    project = project_logging(entries)
+    pairs = [("a", "b", []), ("b", "c", []), ("c", "d", [])]
+    line, blank = records_conditions_note(project, "m", {"cpu-mkldnn": pairs}, "results")
+    assert blank == ""
+    assert line.startswith("3 of the 4 records compared here carry the machine's load and "
+                           "speed"), line
+    assert "`results/m/conditions.jsonl`" in line
+    assert "the other 1 were recorded before that log existed" in line
+    assert "**recorded on a busy machine: c cpu-mkldnn**" in line
+    assert records_conditions_note(project, "m", {"cpu-mkldnn": []}) == []
+
+
+def test_an_aa_side_can_be_a_results_directory_path():
+    """One name, two directories: the quiet history's record of 1.9.1 and the first A/A
+    recording on its host are both `amd-epyc-avx512-2cpu-24gb`; a path picks each."""
+    name = "amd-epyc-avx512-2cpu-24gb"
+    proc = changes_cli("aa", "--machine-a", "experiments/" + name,
+                       "--machine-b", "results-next/" + name + "/", "--release", "1.9.1")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("A/A 1.9.1 cpu-mkldnn, experiments/%s vs results-next/%s/ "
+                                  % (name, name)), proc.stdout
+    files = [line.split(": ", 1)[1] for line in proc.stdout.splitlines()
+             if line.startswith(("  A: ", "  B: "))]
+    assert [f.split("/")[0] for f in files] == ["experiments", "results-next"], files
+    proc = changes_cli("aa", "--machine-a", "experiments/no-such-recording",
+                       "--machine-b", "results-next/" + name, "--release", "1.9.1")
+    assert proc.returncode == 2 and "recorded as no-such-recording in experiments" in proc.stderr

@@ -13,7 +13,7 @@ from mxbench.core import project as project_model
 from mxbench.core.stats import round_ratio_interval
 from mxbench.reports import confirmations
 from mxbench.reports.changes import Change
-from tests.conftest import ROOT
+from tests.conftest import HISTORY_MACHINE, ROOT
 
 FLAVOR = "cpu-mkldnn"
 BASE, HEAD = "1.8.0.post0", "1.9.1"
@@ -39,8 +39,24 @@ def test_the_committed_noise_table_is_what_its_command_computes(tmp_path):
                    committed["flavor"], "-o", str(out))
     assert proc.returncode == 0, proc.stdout[-3000:]
     again = json.loads(out.read_text())
-    for key in ("points", "recordings", "days", "unknown_noise", "median_noise"):
+    for key in ("machine", "points", "recordings", "days", "unknown_noise", "median_noise"):
         assert again[key] == committed[key], key
+    # the history's own record first: the table is the noise of the history's machine
+    assert committed["machine"] == HISTORY_MACHINE == dirs[0].split("/")[-1]
+
+
+def test_a_noise_table_serves_only_its_own_machine(capsys):
+    """Another kind of host's noise says nothing of this one's: confirm refuses the committed
+    table for another machine, and changes releases applies none (and says so)."""
+    from mxbench.reports.changes import machine_noise
+    other = "amd-epyc-avx512-2cpu-24gb"
+    proc = mxbench("--machine", other, "confirm", "1.9.0", "1.9.1", "--beyond-noise", "--list")
+    assert proc.returncode == 2, proc.stdout[-2000:]
+    assert ("reports/noise.json is the noise of machine %s, not of %s" % (HISTORY_MACHINE, other)
+            in proc.stdout) and len(proc.stdout.strip().splitlines()) == 1, proc.stdout
+    assert not machine_noise(other)
+    assert "no point's noise is applied" in capsys.readouterr().err
+    assert machine_noise(HISTORY_MACHINE).serves(HISTORY_MACHINE)
 
 
 def test_noise_needs_three_recordings_of_the_release(tmp_path):

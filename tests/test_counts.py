@@ -14,10 +14,9 @@ import pytest
 
 from env_matrix import ladder
 from mxbench.core import results
-from tests.conftest import ROOT
+from tests.conftest import HISTORY_MACHINE, ROOT
 
 MACHINE = "counts-fixture"
-HISTORY_MACHINE = "amd-epyc-2cpu-24gb"
 FLAVOR = "cpu-mkldnn"
 ENV = "virtualenv-py3.11-numpy1.23.5-requests-MXNET_FLAVORcpu-mkldnn"
 TIMING = "bench_operators.%s.time_%s"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import HISTORY_MACHINE, ROOT
 
 from benchmarks import _models as M
 from benchmarks import bench_models
@@ -166,7 +166,7 @@ def test_report_on_the_recorded_1_9_1_results(capsys):
     from mxbench.reports import models as report
     from mxbench.core import project as project_model
     project = project_model.load(str(ROOT / "asv.conf.json"))
-    machine = "amd-epyc-2cpu-24gb"
+    machine = HISTORY_MACHINE
     assert "1.9.1" in report.recorded_releases(project, machine, "cpu-mkldnn")
     head = report.load_release(project, machine, "1.9.1", "cpu-mkldnn")
     data = committed()
@@ -188,7 +188,7 @@ def test_site_page_shows_the_newest_recorded_release_against_the_one_before(tmp_
     page = Path(write_models_page(str(ROOT / "asv.conf.json"), str(tmp_path), log=lambda m: None))
     text = page.read_text()
     project = project_model.load(str(ROOT / "asv.conf.json"))
-    recorded = report.recorded_releases(project, "amd-epyc-2cpu-24gb", "cpu-mkldnn")
+    recorded = report.recorded_releases(project, HISTORY_MACHINE, "cpu-mkldnn")
     assert "1.9.1" in recorded and len(recorded) >= 2, recorded
     newest, before = recorded[-1], recorded[-2]  # the committed history's last two
     assert "Models on MXNet %s, cpu-mkldnn" % newest in text and "resnet50_v1" in text

@@ -16,12 +16,12 @@ import time
 
 import pytest
 
-from tests.conftest import ROOT, AsvProject
+from tests.conftest import HISTORY_MACHINE, ROOT, AsvProject
 
 from mxbench.asvrun import runner as asvtools
 from mxbench.site import SITE_DIR, overlay, swap, vendor
 
-MACHINE = "amd-epyc-2cpu-24gb"
+MACHINE = HISTORY_MACHINE
 GOOD_FILES = (
     "154b7a02-virtualenv-py3.11-numpy1.23.5-requests-MXNET_FLAVORcpu-mkldnn.json",   # 1.0.0.post4
     "44ff025d-virtualenv-py3.11-numpy1.23.5-requests-MXNET_FLAVORcpu-mkldnn.json",   # 1.5.1.post0

@@ -15,9 +15,8 @@ import pytest
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import results
 from mxbench.core.errors import UserError
-from tests.conftest import ROOT, AsvProject
+from tests.conftest import HISTORY_MACHINE, ROOT, AsvProject
 
-HISTORY_MACHINE = "amd-epyc-2cpu-24gb"
 FLAVOR = "cpu-mkldnn"
 RELEASE = "1.9.1"
 ONE_SAMPLE = ["-a", "rounds=1", "-a", "repeat=1", "-a", "warmup_time=0.01"]

@@ -11,9 +11,9 @@ import pytest
 
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import results
-from tests.conftest import ROOT
+from tests.conftest import HISTORY_MACHINE, ROOT
 
-HISTORY = ROOT / "results" / "amd-epyc-2cpu-24gb"
+HISTORY = ROOT / "results" / HISTORY_MACHINE
 
 
 def a_real_result_file():
@@ -35,14 +35,47 @@ def the_file(store):
     return store.files()[0]
 
 
+QUIET_HISTORY = ROOT / "results-next"  # the history re-recorded under the quiet rule
+
+
 def test_every_committed_result_file_is_valid():
     assert results.Store(ROOT / "results").problems() == []
+    assert results.Store(QUIET_HISTORY).problems() == []
     assert results.Store(ROOT / "experiments").problems() == []
     assert results.Store(ROOT / "results-baselines").problems() == []
     runs = sorted((ROOT / "results-confirmations").iterdir())  # BASE..HEAD and aa-RELEASE
     assert runs
     for run in runs:
         assert results.Store(run).problems() == [], run.name
+
+
+def test_every_record_of_the_quiet_history_carries_its_conditions():
+    """results-next: each record's timings come from one recording of the whole selection on
+    a quiet machine, with the machine's reference figures before and after."""
+    from mxbench.reports.changes import carries_conditions, record_conditions
+    store = results.Store(QUIET_HISTORY)
+    records = store.recordings()
+    assert records
+    for record in records:
+        entry = record_conditions(store, record.machine, record.commit, record.env_name)
+        label = os.path.basename(record.path)
+        assert carries_conditions(entry), label
+        assert not entry["busy"] and not entry["allowed_busy"], label
+
+
+@pytest.mark.parametrize("folder", ["results", "results-next"])
+def test_timings_of_an_avx512_cpu_live_under_a_machine_named_for_it(folder):
+    """Two kinds of host share the model name "AMD EPYC": a recording of the whole selection
+    on a CPU with AVX-512 belongs to a machine whose name says avx512, and one without to a
+    machine whose name does not (instruction counts may go to either: they do not depend on
+    the host)."""
+    from mxbench.reports.changes import whole_selection
+    store = results.Store(ROOT / folder)
+    for machine in store.machines():
+        for entry in results.read_conditions_log(store.conditions_path(machine)):
+            if entry.get("cpu") and whole_selection(entry["command"]):
+                assert (entry["cpu"]["vector"] == "avx512") == ("avx512" in machine), (
+                    machine, entry["started"])
 
 
 def test_results_hold_the_history_and_experiments_live_apart():

@@ -50,7 +50,7 @@ try:
 except ImportError:  # the browser tests skip (or fail in CI) with what to install
     webdriver = None
 
-from tests.conftest import E2E_ATTRS, ROOT, AsvProject
+from tests.conftest import E2E_ATTRS, HISTORY_MACHINE, ROOT, AsvProject
 
 from mxbench.site import SITE_DIR, PublishError, vendor
 from mxbench.core.results import BOOT_FIELDS
@@ -794,7 +794,7 @@ def test_the_committed_site_and_its_report_pages_open_from_disk(chromium):
 
 
 # --- the confirmation runs' verdicts on the regressions page ------------------------------------
-VERDICT_MACHINE = "amd-epyc-2cpu-24gb"
+VERDICT_MACHINE = HISTORY_MACHINE
 VERDICT_FLAVOR = "cpu-mkldnn"
 VERDICT_RELEASES = ("1.8.0.post0", "1.9.0", "1.9.1")
 VERDICT_PAIR = ("1.9.0", "1.9.1")

@@ -4,7 +4,7 @@ and one made from a confirmation folder in a temporary project."""
 import json
 import shutil
 
-from tests.conftest import ROOT, AsvProject
+from tests.conftest import HISTORY_MACHINE, ROOT, AsvProject
 
 from mxbench.core import project as project_model
 from mxbench.reports import confirmations
@@ -38,7 +38,7 @@ def test_the_recorded_confirmations_and_their_verdicts():
     assert entry["base_commit"] == project.commit("1.8.0.post0")
     assert entry["head_commit"] == project.commit("1.9.0")
     assert (entry["machine"], entry["flavor"], entry["python"]) == (
-        "amd-epyc-2cpu-24gb", "cpu-mkldnn", "3.11"), entry
+        HISTORY_MACHINE, "cpu-mkldnn", "3.11"), entry
     assert entry["command"] == "python -m mxbench confirm 1.8.0.post0 1.9.0 --flavor cpu-mkldnn"
 
 

@@ -71,7 +71,7 @@ def cmd_confirm(args):
     for release in (args.base, args.head):
         project.require_build(release, args.flavor)
     changes = candidates(project, machine, args.base, args.head, args.flavor, args.factor,
-                         noise_table(args))
+                         noise_table(args, machine))
     changes = narrow(changes, args)
     if not changes:
         print("%s -> %s, %s: the history flags no change at %.2fx%s: nothing to confirm"
@@ -101,7 +101,8 @@ def cmd_confirm_aa(args):
     project.require_build(release, args.flavor)
     name_a, name_b = args.aa
     changes = narrow(aa_candidates(project, release, args.flavor, name_a, name_b, args.factor,
-                                   noise_table(args), results_only=bool(args.results)), args)
+                                   noise_table(args, machine), results_only=bool(args.results)),
+                   args)
     label = "A/A %s %s (%s vs %s)" % (release, args.flavor, name_a, name_b)
     if not changes:
         print("%s: no change flagged at %.2fx%s: nothing to confirm"
@@ -121,11 +122,21 @@ def cmd_confirm_aa(args):
     return 0
 
 
-def noise_table(args):
+def noise_table(args, machine):
+    """--noise FILE's table; with --beyond-noise alone, the committed one, which must be the
+    noise of the machine whose history is read (another host's noise says nothing of it)."""
     from mxbench.reports.noise import Noise
     if args.noise:
         return Noise.load(args.noise, required=True)
-    return Noise.load() if args.beyond_noise else None
+    if not args.beyond_noise:
+        return None
+    noise = Noise.load()
+    if not noise.serves(machine):
+        raise UserError("--beyond-noise: %s is the noise of machine %s, not of %s; build that "
+                        "machine's table with python -m mxbench noise and give it with "
+                        "--noise FILE" % (os.path.relpath(noise.path, project_model.ROOT),
+                                          noise.machine, machine))
+    return noise
 
 
 def narrow(changes, args):

@@ -40,7 +40,9 @@ def setup_arguments(subparsers):
         description=__doc__.split("\n\n")[0])
     parser.add_argument("recordings", nargs="+", metavar="RESULTS_DIR/MACHINE",
                         help="machine directories holding recordings of the same release and "
-                             "settings (at least %d, on different days)" % MIN_RECORDINGS)
+                             "settings (at least %d, on different days); the first names the "
+                             "machine whose reports the table serves (or --machine before "
+                             "the command)" % MIN_RECORDINGS)
     parser.add_argument("--release", required=True)
     parser.add_argument("--flavor", default="cpu-mkldnn")
     parser.add_argument("-o", "--output", help="JSON file (default: stdout)")
@@ -114,7 +116,13 @@ def unknown_noise(noise):
     return float(np.percentile(known, UNKNOWN_QUANTILE)) if known else None
 
 
-def build(project, machine_dirs, release, flavor, command):
+def table_machine(machine_dirs, machine=None):
+    """The machine a table serves: --machine, else the first recording's machine directory
+    (the history's own record first: results/MACHINE)."""
+    return machine or os.path.basename(os.path.abspath(machine_dirs[0].rstrip("/")))
+
+
+def build(project, machine_dirs, release, flavor, command, machine=None):
     env_name = project.environment(flavor)
     values, recordings = collect(machine_dirs, project.commit(release), env_name, release)
     if len(recordings) < MIN_RECORDINGS:
@@ -123,8 +131,8 @@ def build(project, machine_dirs, release, flavor, command):
     noise = point_noise(values)
     known = [v["noise"] for v in noise.values()]
     unknown = unknown_noise(noise)
-    return {"release": release, "flavor": flavor, "env_name": env_name,
-            "command": command, "recordings": recordings,
+    return {"machine": table_machine(machine_dirs, machine), "release": release,
+            "flavor": flavor, "env_name": env_name, "command": command, "recordings": recordings,
             "days": sorted(set(r["day"] for r in recordings if r["day"])),
             "min_recordings": MIN_RECORDINGS,
             "unknown_noise": round(unknown, 4) if unknown else None,
@@ -212,13 +220,14 @@ def noise_command(args):
         return 0
     command = "python -m mxbench noise " + " ".join(sys.argv[sys.argv.index("noise") + 1:]) \
         if "noise" in sys.argv else None
-    data = build(project, args.recordings, args.release, args.flavor, command)
+    data = build(project, args.recordings, args.release, args.flavor, command, args.machine)
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     if args.output:
         with open(args.output, "w") as fh:
             fh.write(text)
-        print("wrote %s: %d points with their noise from %d recordings on %d day(s); median "
-              "%.2fx, unknown points %.2fx" % (args.output, len(data["points"]),
+        print("wrote %s: machine %s, %d points with their noise from %d recordings on %d "
+              "day(s); median %.2fx, unknown points %.2fx" % (args.output, data["machine"],
+                                                len(data["points"]),
                                                 len(data["recordings"]), len(data["days"]),
                                                 data["median_noise"], data["unknown_noise"]))
     else:
@@ -253,6 +262,20 @@ class Noise(object):
 
     def __bool__(self):
         return bool(self.data["points"])
+
+    @property
+    def machine(self):
+        """The machine whose recordings the table holds (None in a table that names none)."""
+        return self.data.get("machine")
+
+    def serves(self, machine):
+        """Whether the table is the noise of `machine`: another machine's recordings (another
+        kind of host) say nothing of this one's."""
+        return self.machine is None or self.machine == machine
+
+    def for_reports_of(self, machine):
+        """This table where it serves `machine`, else an empty one (no thresholds)."""
+        return self if self.serves(machine) else Noise()
 
     def of(self, name):
         """(noise ratio, known?) of a point; (None, False) without a table."""
