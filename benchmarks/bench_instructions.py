@@ -206,7 +206,8 @@ del _op, _layer
 
 def installed_mxnet():
     """(version, folder) of the mxnet this Python would import, read from its libinfo.py
-    without importing it (~seconds; every 1.x and 2.0 release sets __version__ there)."""
+    without importing it (an import costs seconds; every 1.x and 2.0 release sets
+    __version__ there)."""
     import importlib.util
     import sys
     spec = importlib.util.find_spec("mxnet")

@@ -132,10 +132,9 @@ def noise_table(args, machine):
         return None
     noise = Noise.load()
     if not noise.serves(machine):
-        raise UserError("--beyond-noise: %s is the noise of machine %s, not of %s; build that "
-                        "machine's table with python -m mxbench noise and give it with "
-                        "--noise FILE" % (os.path.relpath(noise.path, project_model.ROOT),
-                                          noise.machine, machine))
+        raise UserError("--beyond-noise: %s; build that machine's table with python -m "
+                        "mxbench noise and give it with --noise FILE"
+                        % noise.not_serving_text(machine))
     return noise
 
 

@@ -656,11 +656,11 @@ def machine_noise(machine):
     kind of host's noise does not bound this one's."""
     from mxbench.reports.noise import Noise
     noise = Noise.load()
-    if noise and not noise.serves(machine):
-        print("note: %s is the noise of machine %s, not %s: no point's noise is applied"
-              % (os.path.relpath(noise.path, project_model.ROOT), noise.machine, machine),
-              file=sys.stderr)
-    return noise.for_reports_of(machine)
+    if noise.serves(machine):
+        return noise
+    print("note: %s: no point's noise is applied" % noise.not_serving_text(machine),
+          file=sys.stderr)
+    return Noise()
 
 
 def confirmation_judge(project, machine, factor):

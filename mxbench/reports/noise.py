@@ -273,9 +273,10 @@ class Noise(object):
         kind of host) say nothing of this one's."""
         return self.machine is None or self.machine == machine
 
-    def for_reports_of(self, machine):
-        """This table where it serves `machine`, else an empty one (no thresholds)."""
-        return self if self.serves(machine) else Noise()
+    def not_serving_text(self, machine):
+        """What a command says when the table is another machine's."""
+        return "%s is the noise of machine %s, not of %s" % (
+            os.path.relpath(self.path, project_model.ROOT), self.machine, machine)
 
     def of(self, name):
         """(noise ratio, known?) of a point; (None, False) without a table."""
