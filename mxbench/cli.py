@@ -9,7 +9,7 @@
     merge      fold other machines' results (CI artifacts) into results/
     ci-matrix  the CI workflow's (release, flavor) jobs, as JSON
     changes    significant differences: releases, between, lineage, aa, ab
-    noise      each point's noise from A/A recordings of one release (reports/noise.json)
+    noise      each point's noise from A/A recordings of one release (reports/noise/)
     export     any asv results directory as JSON, CSV or Markdown
     cost       where the time of a recorded run goes
     coverage   which registered MXNet operators the catalogue benchmarks

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from mxbench.core import project as project_model
+from mxbench.core.errors import UserError
 from mxbench.core.stats import round_ratio_interval
 from mxbench.reports import confirmations
 from mxbench.reports.changes import Change
@@ -30,9 +31,13 @@ def mxbench(*args):
                           universal_newlines=True, timeout=900)
 
 
-def test_the_committed_noise_table_is_what_its_command_computes(tmp_path):
-    committed = json.loads((ROOT / "reports" / "noise.json").read_text())
-    assert len(committed["days"]) >= 3 and len(committed["recordings"]) >= 3
+NOISE_TABLES = sorted((ROOT / "reports" / "noise").glob("*.json"))
+
+
+@pytest.mark.parametrize("table", NOISE_TABLES, ids=[t.stem for t in NOISE_TABLES])
+def test_each_committed_noise_table_is_what_its_command_computes(tmp_path, table):
+    committed = json.loads(table.read_text())
+    assert len(committed["days"]) >= 2 and len(committed["recordings"]) >= 3
     out = tmp_path / "noise.json"
     dirs = [r["machine_dir"] for r in committed["recordings"]]
     proc = mxbench("noise", *dirs, "--release", committed["release"], "--flavor",
@@ -41,22 +46,36 @@ def test_the_committed_noise_table_is_what_its_command_computes(tmp_path):
     again = json.loads(out.read_text())
     for key in ("machine", "points", "recordings", "days", "unknown_noise", "median_noise"):
         assert again[key] == committed[key], key
-    # the history's own record first: the table is the noise of the history's machine
-    assert committed["machine"] == HISTORY_MACHINE == dirs[0].split("/")[-1]
+    # a history's own record first: the table is the noise of that machine, and named so
+    assert committed["machine"] == table.stem == dirs[0].split("/")[-1]
 
 
-def test_a_noise_table_serves_only_its_own_machine(capsys):
-    """Another kind of host's noise says nothing of this one's: confirm refuses the committed
-    table for another machine, and changes releases applies none (and says so)."""
+def test_the_history_has_its_noise_table():
+    assert (ROOT / "reports" / "noise" / (HISTORY_MACHINE + ".json")) in NOISE_TABLES
+
+
+def test_a_noise_table_serves_only_its_own_machine(capsys, tmp_path, monkeypatch):
+    """Another kind of host's noise says nothing of this one's: a machine without a table gets
+    none (changes releases says so; confirm --beyond-noise refuses), and a table filed under
+    another machine's name is refused."""
+    from mxbench.reports import noise as noise_module
     from mxbench.reports.changes import machine_noise
-    other = "amd-epyc-avx512-2cpu-24gb"
+    other = "no-such-host-1cpu-1gb"
     proc = mxbench("--machine", other, "confirm", "1.9.0", "1.9.1", "--beyond-noise", "--list")
     assert proc.returncode == 2, proc.stdout[-2000:]
-    assert ("reports/noise.json is the noise of machine %s, not of %s" % (HISTORY_MACHINE, other)
+    assert ("machine %s has no noise table (reports/noise/%s.json)" % (other, other)
             in proc.stdout) and len(proc.stdout.strip().splitlines()) == 1, proc.stdout
     assert not machine_noise(other)
     assert "no point's noise is applied" in capsys.readouterr().err
-    assert machine_noise(HISTORY_MACHINE).serves(HISTORY_MACHINE)
+    history = machine_noise(HISTORY_MACHINE)
+    assert history and history.serves(HISTORY_MACHINE) and not history.serves(other)
+    # a table under the wrong name
+    misplaced = tmp_path / (other + ".json")
+    misplaced.write_text((ROOT / "reports" / "noise" / (HISTORY_MACHINE + ".json")).read_text())
+    monkeypatch.setattr(noise_module, "NOISE_DIR", str(tmp_path))
+    with pytest.raises(UserError, match="is the noise of machine %s, not of %s"
+                       % (HISTORY_MACHINE, other)):
+        machine_noise(other)
 
 
 def test_noise_needs_three_recordings_of_the_release(tmp_path):

@@ -1,7 +1,7 @@
 """`mxbench confirm BASE HEAD`: measure again, side by side, what the history says changed.
 
 The history compares recordings made on different days, and this machine's speed moves more
-between days than most changes between releases (reports/noise.json: a median point's
+between days than most changes between releases (reports/noise/: a median point's
 recordings of one build span 2.3x over three days). A change the history flags (asv's rule)
 is a candidate until both releases are measured again in one session: `asv run` of both commits with `--interleave-rounds` (BASE's
 first round, HEAD's first round, BASE's second ...), the samples kept, into
@@ -46,7 +46,8 @@ def setup_arguments(subparsers):
     parser.add_argument("--bench", "-b", help="only candidates whose name this regex finds")
     parser.add_argument("--limit", type=int, help="only the N largest candidates")
     parser.add_argument("--beyond-noise", action="store_true",
-                        help="only candidates beyond their point's noise (reports/noise.json)")
+                        help="only candidates beyond their point's noise (the machine's table, "
+                             "reports/noise/MACHINE.json)")
     parser.add_argument("--noise", metavar="FILE",
                         help="--beyond-noise with this table (python -m mxbench noise)")
     parser.add_argument("--rounds", type=int, default=ROUNDS,
@@ -123,18 +124,18 @@ def cmd_confirm_aa(args):
 
 
 def noise_table(args, machine):
-    """--noise FILE's table; with --beyond-noise alone, the committed one, which must be the
-    noise of the machine whose history is read (another host's noise says nothing of it)."""
+    """--noise FILE's table; with --beyond-noise alone, the committed table of the machine
+    whose history is read (another host's noise says nothing of it)."""
     from mxbench.reports.noise import Noise
     if args.noise:
         return Noise.load(args.noise, required=True)
     if not args.beyond_noise:
         return None
-    noise = Noise.load()
-    if not noise.serves(machine):
-        raise UserError("--beyond-noise: %s; build that machine's table with python -m "
-                        "mxbench noise and give it with --noise FILE"
-                        % noise.not_serving_text(machine))
+    noise = Noise.of_machine(machine)
+    if not noise:
+        raise UserError("--beyond-noise: machine %s has no noise table (%s); build it with "
+                        "python -m mxbench noise, or give one with --noise FILE"
+                        % (machine, noise.where()))
     return noise
 
 

@@ -9,7 +9,10 @@ min. A release-to-release change within that is nothing this machine can tell fr
 recordings get the UNKNOWN_QUANTILE of the known points' noise.
 
     python -m mxbench noise results/amd-epyc-2cpu-24gb experiments/amd-epyc-2cpu-24gb-aa ...
-        --release 1.9.1 --flavor cpu-mkldnn -o reports/noise.json
+        --release 1.9.1 --flavor cpu-mkldnn -o reports/noise/amd-epyc-2cpu-24gb.json
+
+A table is one machine's (one kind of host): reports/noise/MACHINE.json, which the reports of
+that machine's history apply and no other's.
 
 `--held-out` asks how well such a table bounds the next day: for every pair of recordings made
 on different days, the pair's flagged timings beyond their noise in the table built from the
@@ -31,7 +34,12 @@ from mxbench.core.results import Store, measured
 
 MIN_RECORDINGS = 3
 UNKNOWN_QUANTILE = 90
-NOISE_FILE = os.path.join(project_model.ROOT, "reports", "noise.json")
+NOISE_DIR = os.path.join(project_model.ROOT, "reports", "noise")
+
+
+def table_path(machine):
+    """Where the committed noise table of `machine` lives."""
+    return os.path.join(NOISE_DIR, machine + ".json")
 
 
 def setup_arguments(subparsers):
@@ -45,7 +53,9 @@ def setup_arguments(subparsers):
                              "the command)" % MIN_RECORDINGS)
     parser.add_argument("--release", required=True)
     parser.add_argument("--flavor", default="cpu-mkldnn")
-    parser.add_argument("-o", "--output", help="JSON file (default: stdout)")
+    parser.add_argument("-o", "--output",
+                        help="JSON file (default: stdout); the reports of a machine's history "
+                             "apply reports/noise/MACHINE.json")
     parser.add_argument("--factor", type=positive_factor, default=1.2,
                         help="asv's change factor, with --held-out (default 1.2)")
     parser.add_argument("--held-out", action="store_true",
@@ -236,22 +246,22 @@ def noise_command(args):
 
 
 class Noise(object):
-    """A noise table (reports/noise.json): threshold(name) is the ratio a change of that point
-    must pass besides the report's factor."""
+    """A noise table (reports/noise/MACHINE.json): threshold(name) is the ratio a change of
+    that point must pass besides the report's factor."""
 
     def __init__(self, data=None, path=None):
         self.data = data or {"points": {}, "unknown_noise": None}
         self.path = path
 
     @classmethod
-    def load(cls, path=NOISE_FILE, required=False):
-        """The committed table; none (no thresholds besides the factor) when absent, unless
+    def load(cls, path, required=False):
+        """The table in `path`; none (no thresholds besides the factor) when absent, unless
         `required` (a path the user gave: UserError)."""
-        if not path or not os.path.exists(path):
+        if not os.path.exists(path):
             if required:
                 raise UserError("%s: no such noise table (python -m mxbench noise writes one)"
                                 % path)
-            return cls()
+            return cls(path=path)
         try:
             with open(path) as fh:
                 data = json.load(fh)
@@ -259,6 +269,16 @@ class Noise(object):
         except (ValueError, KeyError, TypeError) as exc:
             raise UserError("%s: not a noise table (%s)" % (path, exc))
         return cls(data, path)
+
+    @classmethod
+    def of_machine(cls, machine):
+        """The committed table of `machine` (reports/noise/MACHINE.json), or none: another
+        machine's recordings (another kind of host) say nothing of this one's. A file there
+        that names another machine is a misplaced table (UserError)."""
+        noise = cls.load(table_path(machine))
+        if not noise.serves(machine):
+            raise UserError(noise.not_serving_text(machine))
+        return noise
 
     def __bool__(self):
         return bool(self.data["points"])
@@ -273,10 +293,13 @@ class Noise(object):
         kind of host) say nothing of this one's."""
         return self.machine is None or self.machine == machine
 
+    def where(self):
+        return os.path.relpath(self.path, project_model.ROOT) if self.path else "no table"
+
     def not_serving_text(self, machine):
         """What a command says when the table is another machine's."""
-        return "%s is the noise of machine %s, not of %s" % (
-            os.path.relpath(self.path, project_model.ROOT), self.machine, machine)
+        return "%s is the noise of machine %s, not of %s" % (self.where(), self.machine,
+                                                             machine)
 
     def of(self, name):
         """(noise ratio, known?) of a point; (None, False) without a table."""
