@@ -238,7 +238,12 @@ def test_changes_between_releases_never_lists_an_unconfirmed_change(tmp_path):
     text = markdown_report({FLAVOR: [("1.9.0", "1.9.1", [change])]}, "m", 1.2, 10,
                            judge=judge)
     assert "**0 confirmed**, 0 refuted, 0 inconclusive, 1 not yet confirmed" in text
-    assert "python -m mxbench confirm 1.9.0 1.9.1 --flavor cpu-mkldnn" in text
+    assert "`python -m mxbench confirm 1.9.0 1.9.1 --flavor cpu-mkldnn`" in text
+    # a report of another results directory names it in the command that confirms
+    text = markdown_report({FLAVOR: [("1.9.0", "1.9.1", [change])]}, "m", 1.2, 10,
+                           results_dir="results-next", judge=judge)
+    assert "`python -m mxbench --results results-next confirm 1.9.0 1.9.1 --flavor " \
+        "cpu-mkldnn`" in text
     assert "| `" not in text
 
 

@@ -112,8 +112,11 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
             if moves:
                 lines += count_summary(flagged, moves) + [""]
             if counts[confirmations.UNCONFIRMED]:
-                lines += ["Not yet confirmed: `python -m mxbench confirm %s %s --flavor %s` "
-                          "measures them again (`--list` names them)." % (ra, rb, flavor), ""]
+                # another results directory's candidates are read from it
+                where = "" if results_dir == "results" else "--results %s " % results_dir
+                lines += ["Not yet confirmed: `python -m mxbench %sconfirm %s %s --flavor %s` "
+                          "measures them again (`--list` names them)."
+                          % (where, ra, rb, flavor), ""]
             lines += confirmed_tables(verdicts, ra, rb, top, moves)
     return "\n".join(lines) + "\n"
 
