@@ -133,9 +133,8 @@ def noise_table(args, machine):
         return None
     noise = Noise.of_machine(machine)
     if not noise:
-        raise UserError("--beyond-noise: machine %s has no noise table (%s); build it with "
-                        "python -m mxbench noise, or give one with --noise FILE"
-                        % (machine, noise.where()))
+        raise UserError("--beyond-noise: %s; build it with python -m mxbench noise, or give "
+                        "one with --noise FILE" % noise.missing_text(machine))
     return noise
 
 

@@ -660,8 +660,8 @@ def machine_noise(machine):
     from mxbench.reports.noise import Noise
     noise = Noise.of_machine(machine)
     if not noise:
-        print("note: machine %s has no noise table (%s): no point's noise is applied"
-              % (machine, noise.where()), file=sys.stderr)
+        print("note: %s: no point's noise is applied" % noise.missing_text(machine),
+              file=sys.stderr)
     return noise
 
 

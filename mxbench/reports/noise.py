@@ -294,7 +294,12 @@ class Noise(object):
         return self.machine is None or self.machine == machine
 
     def where(self):
+        """The table's file, relative to the checkout (where it was looked for, when absent)."""
         return os.path.relpath(self.path, project_model.ROOT) if self.path else "no table"
+
+    def missing_text(self, machine):
+        """What a command says when `machine` has no table (this one was looked for)."""
+        return "machine %s has no noise table (%s)" % (machine, self.where())
 
     def not_serving_text(self, machine):
         """What a command says when the table is another machine's."""
