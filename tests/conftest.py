@@ -10,7 +10,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # The machine of the committed history, results/<it>/ (the only one there: test_results_store)
-HISTORY_MACHINE = "amd-epyc-2cpu-24gb"
+HISTORY_MACHINE = "amd-epyc-avx512-2cpu-24gb"
+# The history before the quiet-machine rule, kept whole: results-archive/<it>/
+ARCHIVE_MACHINE = "amd-epyc-2cpu-24gb"
 # Tests record into temporary stores while pytest and the fixtures' own processes run: the
 # refusal of a busy machine (mxbench/asvrun/conditions.py) has its own test, which unsets it.
 os.environ.setdefault("MXBENCH_ALLOW_BUSY", "1")

@@ -12,7 +12,7 @@ import pytest
 
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import results
-from tests.conftest import HISTORY_MACHINE, ROOT
+from tests.conftest import ARCHIVE_MACHINE, HISTORY_MACHINE, ROOT
 
 HISTORY = ROOT / "results" / HISTORY_MACHINE
 
@@ -36,12 +36,12 @@ def the_file(store):
     return store.files()[0]
 
 
-QUIET_HISTORY = ROOT / "results-next"  # the history re-recorded under the quiet rule
+QUIET_HISTORY = ROOT / "results"  # the history, recorded under the quiet rule
 
 
 def test_every_committed_result_file_is_valid():
     assert results.Store(ROOT / "results").problems() == []
-    assert results.Store(QUIET_HISTORY).problems() == []
+    assert results.Store(ROOT / "results-archive").problems() == []
     assert results.Store(ROOT / "experiments").problems() == []
     assert results.Store(ROOT / "results-baselines").problems() == []
     runs = sorted((ROOT / "results-confirmations").iterdir())  # BASE..HEAD and aa-RELEASE
@@ -51,7 +51,7 @@ def test_every_committed_result_file_is_valid():
 
 
 def test_every_record_of_the_quiet_history_carries_its_conditions():
-    """results-next: each record's timings come from one recording of the whole selection on
+    """results/: each record's timings come from one recording of the whole selection on
     a quiet machine, with the machine's reference figures before and after."""
     from mxbench.reports.changes import carries_conditions, record_conditions
     store = results.Store(QUIET_HISTORY)
@@ -71,7 +71,7 @@ def test_every_record_of_the_quiet_history_carries_its_conditions():
             assert not e["busy"] and not e["allowed_busy"], (label, command)
 
 
-@pytest.mark.parametrize("folder", ["results", "results-next"])
+@pytest.mark.parametrize("folder", ["results", "results-archive"])
 def test_timings_of_an_avx512_cpu_live_under_a_machine_named_for_it(folder):
     """Two kinds of host share the model name "AMD EPYC": a recording of the whole selection
     on a CPU with AVX-512 belongs to a machine whose name says avx512, and one without to a
@@ -91,6 +91,7 @@ def test_results_hold_the_history_and_experiments_live_apart():
     history = results.Store(ROOT / "results")
     assert history.machines() == [HISTORY.name]
     assert not [p for p in history.files() if "MXBENCH_VARIANT" in p]
+    assert results.Store(ROOT / "results-archive").machines() == [ARCHIVE_MACHINE]
     experiments = results.Store(ROOT / "experiments")
     assert len(experiments.machines()) > 1
 
