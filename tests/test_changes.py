@@ -236,17 +236,17 @@ def test_the_report_says_how_many_of_its_records_carry_their_conditions():
 
 
 def test_an_aa_side_can_be_a_results_directory_path():
-    """One name, two directories: the quiet history's record of 1.9.1 and the first A/A
-    recording on its host are both `amd-epyc-avx512-2cpu-24gb`; a path picks each."""
+    """One name, two directories: the history's record of 1.9.1 and the first A/A recording
+    on its host are both `amd-epyc-avx512-2cpu-24gb`; a path picks each."""
     name = "amd-epyc-avx512-2cpu-24gb"
     proc = changes_cli("aa", "--machine-a", "experiments/" + name,
-                       "--machine-b", "results-next/" + name + "/", "--release", "1.9.1")
+                       "--machine-b", "results/" + name + "/", "--release", "1.9.1")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("A/A 1.9.1 cpu-mkldnn, experiments/%s vs results-next/%s/ "
+    assert proc.stdout.startswith("A/A 1.9.1 cpu-mkldnn, experiments/%s vs results/%s/ "
                                   % (name, name)), proc.stdout
     files = [line.split(": ", 1)[1] for line in proc.stdout.splitlines()
              if line.startswith(("  A: ", "  B: "))]
-    assert [f.split("/")[0] for f in files] == ["experiments", "results-next"], files
+    assert [f.split("/")[0] for f in files] == ["experiments", "results"], files
     proc = changes_cli("aa", "--machine-a", "experiments/no-such-recording",
-                       "--machine-b", "results-next/" + name, "--release", "1.9.1")
+                       "--machine-b", "results/" + name, "--release", "1.9.1")
     assert proc.returncode == 2 and "recorded as no-such-recording in experiments" in proc.stderr

@@ -82,7 +82,7 @@ def test_a_noise_table_serves_only_its_own_machine(capsys, tmp_path, monkeypatch
 
 
 def test_noise_needs_three_recordings_of_the_release(tmp_path):
-    proc = mxbench("noise", "results/amd-epyc-2cpu-24gb", "experiments/amd-epyc-2cpu-24gb-aa",
+    proc = mxbench("noise", "results-archive/amd-epyc-2cpu-24gb", "experiments/amd-epyc-2cpu-24gb-aa",
                    "--release", "1.9.1", "-o", str(tmp_path / "n.json"))
     assert proc.returncode == 2 and "at least 3" in proc.stdout, proc.stdout[-2000:]
     proc = mxbench("noise", "experiments/amd-epyc-2cpu-24gb-aa", "--release", "1.9.0")
@@ -244,8 +244,8 @@ def test_changes_between_releases_never_lists_an_unconfirmed_change(tmp_path):
     assert "`python -m mxbench confirm 1.9.0 1.9.1 --flavor cpu-mkldnn`" in text
     # a report of another results directory names it in the command that confirms
     text = markdown_report({FLAVOR: [("1.9.0", "1.9.1", [change])]}, "m", 1.2, 10,
-                           results_dir="results-next", judge=judge)
-    assert "`python -m mxbench --results results-next confirm 1.9.0 1.9.1 --flavor " \
+                           results_dir="results-archive", judge=judge)
+    assert "`python -m mxbench --results results-archive confirm 1.9.0 1.9.1 --flavor " \
         "cpu-mkldnn`" in text
     assert "| `" not in text
 

@@ -20,27 +20,27 @@ def entries(data, base, head):
 
 
 def test_the_recorded_confirmations_and_their_verdicts():
-    """Every recorded confirmation run is in the file, with the verdicts docs/trust.md gives:
-    1.9.0 -> 1.9.1 7 confirmed, 9 refuted and 3 inconclusive, LayerNorm in 1.9.0 0.16x
-    [0.13, 0.21]."""
+    """Every recorded confirmation run of the history's machine is in the file, with the
+    verdicts docs/history.md gives: 1.9.0 -> 1.9.1 15 confirmed, 0 refuted and 5
+    inconclusive, LayerNorm in 1.9.0 0.15x [0.14, 0.19]."""
     project = project_model.load()
     data = verdict_data.verdicts_data(project)
     pairs = {(e["base"], e["head"]) for e in data["confirmations"]}
-    # a confirmation run of a machine whose history results/ does not hold (the quiet
-    # history's, results-next/) has nothing of results/ to judge: it is left out
+    # a confirmation run of a machine whose history results/ does not hold (the archived
+    # history's, results-archive/) has nothing of results/ to judge: it is left out
     history = set(project.store.machines())
     assert pairs == {(base, head) for base, head in confirmations.held_pairs(project)
                      if history & set(confirmations.confirmation_project(
                          project, base, head).store.machines())}, pairs
-    assert pairs < set(confirmations.held_pairs(project))  # results-next's 1.1.0..1.3.0
+    assert pairs < set(confirmations.held_pairs(project))  # the archive's 1.9.1..2.0.0b1
     assert {e["machine"] for e in data["confirmations"]} == {HISTORY_MACHINE}
     states = [e["state"] for e in entries(data, "1.9.0", "1.9.1")]
     assert (states.count("confirmed"), states.count("refuted"),
-            states.count("inconclusive")) == (7, 9, 3), states
+            states.count("inconclusive")) == (15, 0, 5), states
     layer_norm = [e for e in entries(data, "1.8.0.post0", "1.9.0") if e["point"] == LAYER_NORM]
     assert len(layer_norm) == 1, layer_norm
     entry = layer_norm[0]
-    assert entry["state"] == "confirmed" and entry["interval"] == "0.16x [0.13, 0.21]", entry
+    assert entry["state"] == "confirmed" and entry["interval"] == "0.15x [0.14, 0.19]", entry
     assert entry["low"] < entry["ratio"] < entry["high"] < 1, entry
     assert entry["base_commit"] == project.commit("1.8.0.post0")
     assert entry["head_commit"] == project.commit("1.9.0")

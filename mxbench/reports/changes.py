@@ -840,7 +840,7 @@ def side_points(stores, recorded_as, commit, env_name, release, flavor, variant)
 
 def side_stores(project, name, results_only=False):
     """([Store], recorded as) of one side: a path RESULTS_DIR/NAME reads that directory (two
-    recordings under one name in two directories: results-next/ and experiments/); a bare
+    recordings under one name in two directories: results/ and experiments/); a bare
     name, experiments/ then the history, unless results_only (--results: the project's own
     results directory)."""
     if "/" in name:

@@ -8,7 +8,7 @@ min. A release-to-release change within that is nothing this machine can tell fr
 (`python -m mxbench changes` does not report it). Points with fewer than MIN_RECORDINGS
 recordings get the UNKNOWN_QUANTILE of the known points' noise.
 
-    python -m mxbench noise results/amd-epyc-2cpu-24gb experiments/amd-epyc-2cpu-24gb-aa ...
+    python -m mxbench noise results-archive/amd-epyc-2cpu-24gb experiments/amd-epyc-2cpu-24gb-aa ...
         --release 1.9.1 --flavor cpu-mkldnn -o reports/noise/amd-epyc-2cpu-24gb.json
 
 A table is one machine's (one kind of host): reports/noise/MACHINE.json, which the reports of
