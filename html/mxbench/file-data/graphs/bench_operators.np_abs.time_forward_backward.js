@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_abs.time_forward_backward.json":[[22,[null,null,0.010593789500489947,null]],[27,[null,null,0.013651861001562793,null]],[29,[null,null,0.009225700998285902,null]],[31,[null,null,0.009566501999870525,null]],[32,[null,null,0.014415075000215438,null]],[33,[null,null,0.009435943999051233,null]]]});

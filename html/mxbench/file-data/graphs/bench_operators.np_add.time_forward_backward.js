@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_add.time_forward_backward.json":[[22,[null,null,0.019154149000314646,null]],[27,[null,null,0.028115381499446812,null]],[29,[null,null,0.022602183000344667,null]],[31,[null,null,0.02116856300017389,null]],[32,[null,null,0.02981653099959658,null]],[33,[null,null,0.02127990599910845,null]]]});

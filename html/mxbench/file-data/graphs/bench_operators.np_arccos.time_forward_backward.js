@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_arccos.time_forward_backward.json":[[22,[null,null,0.020026156000312767,null]],[27,[null,null,0.023696139998719445,null]],[29,[null,null,0.020808085000680876,null]],[31,[null,null,0.02271359150108765,null]],[32,[null,null,0.019607179498052574,null]],[33,[null,null,0.01921629450043838,null]]]});

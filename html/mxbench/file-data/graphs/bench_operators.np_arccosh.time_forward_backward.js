@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_arccosh.time_forward_backward.json":[[22,[null,null,0.023546876500404323,null]],[27,[null,null,0.03732853400106251,null]],[29,[null,null,0.04043070799889392,null]],[31,[null,null,0.026936532000036095,null]],[32,[null,null,0.0424944679998589,null]],[33,[null,null,0.027177607498742873,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_arcsinh.time_forward_backward.json":[[22,[null,null,0.048201089000940556,null]],[27,[null,null,0.06724850299906393,null]],[29,[null,null,0.045415160500851925,null]],[31,[null,null,0.04808378500092658,null]],[32,[null,null,0.12356404899946938,null]],[33,[null,null,0.04509859400059213,null]]]});

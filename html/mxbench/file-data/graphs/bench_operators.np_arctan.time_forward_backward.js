@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_arctan.time_forward_backward.json":[[22,[null,null,0.023997216499992646,null]],[27,[null,null,0.03449219600042852,null]],[29,[null,null,0.02199672349888715,null]],[31,[null,null,0.02507540400074504,null]],[32,[null,null,0.038097534499684116,null]],[33,[null,null,0.019694005999554065,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_arctanh.time_forward_backward.json":[[22,[null,null,0.03463554350128106,null]],[27,[null,null,0.05296790950160357,null]],[29,[null,null,0.03522667649849609,null]],[31,[null,null,0.03668568949797191,null]],[32,[null,null,0.047752656499142176,null]],[33,[null,null,0.033448644000600325,null]]]});

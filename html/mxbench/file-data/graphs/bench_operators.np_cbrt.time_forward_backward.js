@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_cbrt.time_forward_backward.json":[[22,[null,null,0.032467633001942886,null]],[27,[null,null,0.05265747449993796,null]],[29,[null,null,0.027756100998885813,null]],[31,[null,null,0.030092946499280515,null]],[32,[null,null,0.05721409800025867,null]],[33,[null,null,0.021989935499732383,null]]]});

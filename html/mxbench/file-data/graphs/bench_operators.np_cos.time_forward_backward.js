@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_cos.time_forward_backward.json":[[22,[null,null,0.025635609001255943,null]],[27,[null,null,0.03538141550052387,null]],[29,[null,null,0.03442659350002941,null]],[31,[null,null,0.024865161498382804,null]],[32,[null,null,0.022216422999917995,null]],[33,[null,null,0.020522603997960687,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_cosh.time_forward_backward.json":[[22,[null,null,0.05187879699951736,null]],[27,[null,null,0.07608587950016954,null]],[29,[null,null,0.050174641501143924,null]],[31,[null,null,0.05098674399778247,null]],[32,[null,null,0.05651169750126428,null]],[33,[null,null,0.03619443800198496,null]]]});

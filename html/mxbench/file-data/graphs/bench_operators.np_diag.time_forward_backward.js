@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_diag.time_forward_backward.json":[[27,[null,null,0.0016853549986990402,null]],[29,[null,null,0.0004949039994244231,null]],[31,[null,null,0.0005644630000460893,null]],[32,[null,null,0.0009040869990712963,null]],[33,[null,null,0.0007937820009829011,null]]]});

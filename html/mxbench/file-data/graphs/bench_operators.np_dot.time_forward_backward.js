@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_dot.time_forward_backward.json":[[22,[null,null,0.04233530449891987,null]],[27,[null,null,0.04858320649873349,null]],[29,[null,null,0.04259687000012491,null]],[31,[null,null,0.01313239649971365,null]],[32,[null,null,0.04311406049964717,null]],[33,[null,null,0.04359046949866752,null]]]});

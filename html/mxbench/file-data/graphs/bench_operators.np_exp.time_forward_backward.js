@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_exp.time_forward_backward.json":[[22,[null,null,0.012302552500841557,null]],[27,[null,null,0.010466147999977693,null]],[29,[null,null,0.011139045001982595,null]],[31,[null,null,0.011469558499811683,null]],[32,[null,null,0.010489980000784271,null]],[33,[null,null,0.010859998499654466,null]]]});

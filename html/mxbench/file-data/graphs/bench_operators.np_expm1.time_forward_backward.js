@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_expm1.time_forward_backward.json":[[22,[null,null,0.03340799150100793,null]],[27,[null,null,0.0328590984991024,null]],[29,[null,null,0.043403200499597006,null]],[31,[null,null,0.03535934899991844,null]],[32,[null,null,0.02971409450037754,null]],[33,[null,null,0.03520994550126488,null]]]});

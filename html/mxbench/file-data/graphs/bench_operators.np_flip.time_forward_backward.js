@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_flip.time_forward_backward.json":[[22,[null,null,0.014116423000814393,null]],[27,[null,null,0.01226210750064638,null]],[29,[null,null,0.013393884501056164,null]],[31,[null,null,0.010276982999130269,null]],[32,[null,null,0.018445160500050406,null]],[33,[null,null,0.01419665749926935,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_hypot.time_forward_backward.json":[[22,[null,null,0.07972681849969376,null]],[27,[null,null,0.08365362150107103,null]],[29,[null,null,0.07167112149727473,null]],[31,[null,null,0.07860587250070239,null]],[32,[null,null,0.08273478750015784,null]],[33,[null,null,0.07363084400094522,null]]]});

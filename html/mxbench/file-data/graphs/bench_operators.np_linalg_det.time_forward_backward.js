@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_linalg_det.time_forward_backward.json":[[27,[null,null,0.02068557150050765,null]],[29,[null,null,0.02165459999923769,null]],[31,[null,null,0.013808177998726023,null]],[32,[null,null,0.025223409500540583,null]],[33,[null,null,0.019082529999650433,null]]]});

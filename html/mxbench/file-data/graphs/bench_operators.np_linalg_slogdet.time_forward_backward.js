@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_linalg_slogdet.time_forward_backward.json":[[27,[null,null,0.021622695498081157,null]],[29,[null,null,0.018720619498708402,null]],[31,[null,null,0.01449386650165252,null]],[32,[null,null,0.018463759999576723,null]],[33,[null,null,0.021198524000283214,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_log.time_forward_backward.json":[[22,[null,null,0.00977482150119613,null]],[27,[null,null,0.009921860497343005,null]],[29,[null,null,0.011520764001033967,null]],[31,[null,null,0.01090084250063228,null]],[32,[null,null,0.00949170750027406,null]],[33,[null,null,0.007469463500456186,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_log10.time_forward_backward.json":[[22,[null,null,0.01512479950179113,null]],[27,[null,null,0.014670597500298754,null]],[29,[null,null,0.012215093998747761,null]],[31,[null,null,0.016943908998655388,null]],[32,[null,null,0.014413396998861572,null]],[33,[null,null,0.013140221000867314,null]]]});

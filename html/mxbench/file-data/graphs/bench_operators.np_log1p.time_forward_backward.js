@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_log1p.time_forward_backward.json":[[22,[null,null,0.01892421450247639,null]],[27,[null,null,0.02365783299865143,null]],[29,[null,null,0.022688097998980084,null]],[31,[null,null,0.021796304499730468,null]],[32,[null,null,0.02240013150003506,null]],[33,[null,null,0.02300537050177809,null]]]});

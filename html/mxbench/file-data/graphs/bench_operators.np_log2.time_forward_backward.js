@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_log2.time_forward_backward.json":[[22,[null,null,0.00907262549844745,null]],[27,[null,null,0.009442851500352845,null]],[29,[null,null,0.0167183430003206,null]],[31,[null,null,0.00968731799912348,null]],[32,[null,null,0.011165280999193783,null]],[33,[null,null,0.010001899501730804,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_max.time_forward_backward.json":[[22,[null,null,0.015935216999423574,null]],[27,[null,null,0.01794476750001195,null]],[29,[null,null,0.014360107999891625,null]],[31,[null,null,0.016918405999604147,null]],[32,[null,null,0.014254900999731035,null]],[33,[null,null,0.01260085449757753,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_maximum.time_forward_backward.json":[[22,[null,null,0.046712946001207456,null]],[27,[null,null,0.04535833400041156,null]],[29,[null,null,0.04301679449781659,null]],[31,[null,null,0.041070341500017093,null]],[32,[null,null,0.04523187749873614,null]],[33,[null,null,0.0434507690006285,null]]]});

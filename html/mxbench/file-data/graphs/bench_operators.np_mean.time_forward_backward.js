@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_mean.time_forward_backward.json":[[22,[null,null,0.01930896749945532,null]],[27,[null,null,0.020030609499372076,null]],[29,[null,null,0.00982145799753198,null]],[31,[null,null,0.010045706500022789,null]],[32,[null,null,0.009726315498483018,null]],[33,[null,null,0.002638138497786713,null]]]});

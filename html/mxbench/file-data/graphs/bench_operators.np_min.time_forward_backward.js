@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_min.time_forward_backward.json":[[22,[null,null,0.01594018599826086,null]],[27,[null,null,0.01573822949831083,null]],[29,[null,null,0.017741828498401446,null]],[31,[null,null,0.01800910699967062,null]],[32,[null,null,0.012184396999145974,null]],[33,[null,null,0.011768541500714491,null]]]});

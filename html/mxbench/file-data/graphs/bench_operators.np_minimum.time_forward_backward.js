@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_minimum.time_forward_backward.json":[[22,[null,null,0.04593784000098822,null]],[27,[null,null,0.04095087899986538,null]],[29,[null,null,0.04267979000178457,null]],[31,[null,null,0.04101525900114211,null]],[32,[null,null,0.04798881700116908,null]],[33,[null,null,0.04268263100129843,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_mod.time_forward_backward.json":[[22,[null,null,0.05367188799937139,null]],[27,[null,null,0.05286034849996213,null]],[29,[null,null,0.05388085750018945,null]],[31,[null,null,0.07906095649923373,null]],[32,[null,null,0.05582354750004015,null]],[33,[null,null,0.056843330999981845,null]]]});

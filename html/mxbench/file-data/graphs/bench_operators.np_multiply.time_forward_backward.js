@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_multiply.time_forward_backward.json":[[22,[null,null,0.027358198498404818,null]],[27,[null,null,0.02536508400044113,null]],[29,[null,null,0.030535933501596446,null]],[31,[null,null,0.0319856139994954,null]],[32,[null,null,0.032609491998300655,null]],[33,[null,null,0.027554058500754763,null]]]});

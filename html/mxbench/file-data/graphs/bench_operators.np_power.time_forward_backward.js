@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_power.time_forward_backward.json":[[22,[null,null,0.0847865810010262,null]],[27,[null,null,0.10298106749905855,null]],[29,[null,null,0.10423090649965161,null]],[31,[null,null,0.09318814800099062,null]],[32,[null,null,0.09638044050007011,null]],[33,[null,null,0.09754676349984948,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_prod.time_forward_backward.json":[[22,[null,null,0.012439447998985997,null]],[27,[null,null,0.018472226500307443,null]],[29,[null,null,0.024141495501680765,null]],[31,[null,null,0.01832716100034304,null]],[32,[null,null,0.012544219000119483,null]],[33,[null,null,0.013854924500265042,null]]]});

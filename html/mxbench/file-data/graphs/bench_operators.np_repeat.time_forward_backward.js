@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_repeat.time_forward_backward.json":[[22,[null,null,0.021490679500857368,null]],[27,[null,null,0.01698047700119787,null]],[29,[null,null,0.018617742500282475,null]],[31,[null,null,0.020178941000267514,null]],[32,[null,null,0.22475458899862133,null]],[33,[null,null,0.2904873370007408,null]]]});

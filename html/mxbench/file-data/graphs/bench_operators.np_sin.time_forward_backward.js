@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_sin.time_forward_backward.json":[[22,[null,null,0.024468155499562272,null]],[27,[null,null,0.024396286000410328,null]],[29,[null,null,0.020780684499186464,null]],[31,[null,null,0.023605811002198607,null]],[32,[null,null,0.021161909999136697,null]],[33,[null,null,0.020816055499381036,null]]]});

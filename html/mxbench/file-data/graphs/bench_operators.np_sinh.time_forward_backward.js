@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_sinh.time_forward_backward.json":[[22,[null,null,0.04711667000083253,null]],[27,[null,null,0.04902880850022484,null]],[29,[null,null,0.04960406750069524,null]],[31,[null,null,0.0501087334996555,null]],[32,[null,null,0.04943061849917285,null]],[33,[null,null,0.050281330999496276,null]]]});

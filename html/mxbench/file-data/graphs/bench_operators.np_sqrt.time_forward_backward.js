@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_sqrt.time_forward_backward.json":[[22,[null,null,0.007353392500590417,null]],[27,[null,null,0.01201706749816367,null]],[29,[null,null,0.007856766998884268,null]],[31,[null,null,0.008324579501277185,null]],[32,[null,null,0.007702639000854106,null]],[33,[null,null,0.006234989999938989,null]]]});

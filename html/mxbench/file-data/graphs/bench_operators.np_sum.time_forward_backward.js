@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_sum.time_forward_backward.json":[[22,[null,null,0.01812445199902868,null]],[27,[null,null,0.026691103499615565,null]],[29,[null,null,0.009753596501468564,null]],[31,[null,null,0.009438928998861229,null]],[32,[null,null,0.009524854500341462,null]],[33,[null,null,0.0026302235000912333,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_take.time_forward_backward.json":[[22,[null,null,0.010291229998983908,null]],[27,[null,null,0.008974974998636753,null]],[29,[null,null,0.0034755209999275394,null]],[31,[null,null,0.005780421997769736,null]],[32,[null,null,0.008384997499888414,null]],[33,[null,null,0.008711562000826234,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_tan.time_forward_backward.json":[[22,[null,null,0.025501983500362257,null]],[27,[null,null,0.02456830200026161,null]],[29,[null,null,0.018829387498044525,null]],[31,[null,null,0.028555262500958634,null]],[32,[null,null,0.019765431501582498,null]],[33,[null,null,0.021556301499003894,null]]]});

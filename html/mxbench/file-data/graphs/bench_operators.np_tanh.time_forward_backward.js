@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_tanh.time_forward_backward.json":[[22,[null,null,0.03434189099971263,null]],[27,[null,null,0.06239118350094941,null]],[29,[null,null,0.043783434499346185,null]],[31,[null,null,0.03894360800222785,null]],[32,[null,null,0.03250178150119609,null]],[33,[null,null,0.029520485000830377,null]]]});

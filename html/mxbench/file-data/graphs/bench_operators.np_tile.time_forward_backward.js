@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_tile.time_forward_backward.json":[[22,[null,null,0.0460051169993676,null]],[27,[null,null,0.04260692149910028,null]],[29,[null,null,0.029135940500054858,null]],[31,[null,null,0.03379430700078956,null]],[32,[null,null,0.025947595999241457,null]],[33,[null,null,0.025536449000355788,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_true_divide.time_forward_backward.json":[[22,[null,null,0.03587398499985284,null]],[27,[null,null,0.03326395899966883,null]],[29,[null,null,0.03767665899977146,null]],[31,[null,null,0.03832713250085362,null]],[32,[null,null,0.04572191700026451,null]],[33,[null,null,0.03856896449906344,null]]]});

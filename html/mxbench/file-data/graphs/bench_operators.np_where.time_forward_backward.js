@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.np_where.time_forward_backward.json":[[27,[null,null,0.13456941149888735,null]],[29,[null,null,0.07579462149988103,null]],[31,[null,null,0.08697579200088512,null]],[32,[null,null,0.088740223498462,null]],[33,[null,null,0.05364260850001301,null]]]});

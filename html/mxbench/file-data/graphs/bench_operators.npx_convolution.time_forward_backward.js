@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.npx_convolution.time_forward_backward.json":[[22,[null,null,0.12263957300092443,null]],[27,[null,null,0.20106641100028355,null]],[29,[null,null,0.14023948300018674,null]],[31,[null,null,0.1730121255004633,null]],[32,[null,null,0.06101581350230845,null]],[33,[null,null,0.05514119200051937,null]]]});

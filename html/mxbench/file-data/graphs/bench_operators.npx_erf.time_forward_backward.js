@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.npx_erf.time_forward_backward.json":[[27,[null,null,0.06252986250001413,null]],[29,[null,null,0.03049891950104211,null]],[31,[null,null,0.046793892501227674,null]],[32,[null,null,0.02695063300234324,null]],[33,[null,null,0.02755326950136805,null]]]});

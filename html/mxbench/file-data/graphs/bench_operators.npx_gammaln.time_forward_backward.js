@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.npx_gammaln.time_forward_backward.json":[[27,[null,null,0.15643329700105824,null]],[29,[null,null,0.11809660649851139,null]],[31,[null,null,0.09102235850150464,null]],[32,[null,null,0.06683122400136199,null]],[33,[null,null,0.064946863498335,null]]]});

@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.npx_gather_nd.time_forward_backward.json":[[27,[null,null,0.043302702499204315,null]],[29,[null,null,0.04058195050129143,null]],[31,[null,null,0.026201459500953206,null]],[32,[null,null,0.015471386497665662,null]],[33,[null,null,0.025229301500075962,null]]]});

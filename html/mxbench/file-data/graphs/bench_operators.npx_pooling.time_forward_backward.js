@@ -1,2 +1,0 @@
-/* python -m mxbench publish: 1 JSON file(s) of this site for file:// pages (site/overlay/overlay.js) */
-mxbenchFileData({"graphs/arch-x86_64/branch-main/cpu-AMD EPYC/env-MXNET_FLAVOR-cpu-mkldnn/machine-amd-epyc-2cpu-24gb/num_cpu-2/numpy-1.23.5/python-3.11/requests/bench_operators.npx_pooling.time_forward_backward.json":[[22,[null,null,0.1304921890005062,null]],[27,[null,null,0.19869583249965217,null]],[29,[null,null,0.15062557849887526,null]],[31,[null,null,0.13993760900120833,null]],[32,[null,null,0.12189362699791673,null]],[33,[null,null,0.13117681500079925,null]]]});
