@@ -3,7 +3,7 @@ complete: a results file that crashes asv publish, or a Ctrl-C, leaves the publi
 it was, byte for byte, and no staging folder behind.
 
 Real asv publish over a small project: the release ladder (generated), results/benchmarks.json
-and two real result files of results/amd-epyc-2cpu-24gb with its machine.json.
+and two real result files of results/<the history machine> with its machine.json.
 """
 import hashlib
 import json
