@@ -10,8 +10,8 @@ from mxbench.core import project as project_model
 from mxbench.reports import confirmations
 from mxbench.site import overlay, verdict_data
 
-# the history's files the second test keeps: 1.9.1 and 2.0.0b1, machine.json, benchmarks.json
-KEPT = ("bd164242-", "e35afd14-", "machine.json", "benchmarks.json")
+# the history's files the second test keeps: 2.0.0a0 and 2.0.0b1, machine.json, benchmarks.json
+KEPT = ("4ade808c-", "e35afd14-", "machine.json", "benchmarks.json")
 LAYER_NORM = "bench_operators.LayerNorm.time_forward('medium', 'float32', 'cpu')"
 
 
@@ -63,7 +63,7 @@ def test_written_beside_regressions_json_and_in_its_file_data_script(tmp_path):
     html.mkdir()
     path = verdict_data.write_verdicts(config, str(html), log=lambda *a: None)
     assert json.loads(open(path).read())["confirmations"] == []
-    pair = "1.9.1..2.0.0b1"
+    pair = "2.0.0a0..2.0.0b1"
     shutil.copytree(str(ROOT / "results-confirmations" / pair),
                     str(project.base / "results-confirmations" / pair))
     project_model.Project.load.cache_clear()
@@ -71,6 +71,6 @@ def test_written_beside_regressions_json_and_in_its_file_data_script(tmp_path):
                                                        log=lambda *a: None)).read())
     points = [e["point"] for e in data["confirmations"]]
     assert points and len(points) == len(set(points)), points
-    assert {(e["base"], e["head"]) for e in data["confirmations"]} == {("1.9.1", "2.0.0b1")}
+    assert {(e["base"], e["head"]) for e in data["confirmations"]} == {("2.0.0a0", "2.0.0b1")}
     assert {e["state"] for e in data["confirmations"]} <= set(data["states"])
     assert overlay.file_data_bundle(verdict_data.VERDICTS_FILE) == "regressions"
