@@ -203,9 +203,9 @@ def test_a_later_recording_repeats_the_historys_counts(recording):
     import re
     import subprocess
     import sys
-    from tests.conftest import ROOT
+    from tests.conftest import ARCHIVE_MACHINE, ROOT
     proc = subprocess.run([sys.executable, "-m", "mxbench", "changes", "aa", "--machine-a",
-                           "results-archive/amd-epyc-2cpu-24gb", "--machine-b", recording,
+                           "results-archive/" + ARCHIVE_MACHINE, "--machine-b", recording,
                            "--release", "1.9.1", "-v"], cwd=str(ROOT), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=300)
     assert proc.returncode == 0, proc.stdout

@@ -36,9 +36,6 @@ def the_file(store):
     return store.files()[0]
 
 
-QUIET_HISTORY = ROOT / "results"  # the history, recorded under the quiet rule
-
-
 def test_every_committed_result_file_is_valid():
     assert results.Store(ROOT / "results").problems() == []
     assert results.Store(ROOT / "results-archive").problems() == []
@@ -54,7 +51,7 @@ def test_every_record_of_the_quiet_history_carries_its_conditions():
     """results/: each record's timings come from one recording of the whole selection on
     a quiet machine, with the machine's reference figures before and after."""
     from mxbench.reports.changes import carries_conditions, record_conditions
-    store = results.Store(QUIET_HISTORY)
+    store = results.Store(HISTORY.parent)
     records = store.recordings()
     assert records
     for record in records:
