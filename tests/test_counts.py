@@ -129,6 +129,36 @@ def test_confirmed_changes_carry_the_count_column():
     assert "instructions" not in "\n".join(confirmed_tables([verdict], "a", "b", 10))
 
 
+def test_the_report_counts_confirmed_changes_whose_instructions_did_not_move():
+    """The closing section sums every pair's confirmed changes by what their counts did: a
+    moved count, the same count, no count; refuted changes are not in it."""
+    from mxbench.reports import confirmations
+    from mxbench.reports.changes import Change, count_change, markdown_report
+    names = [TIMING % (entry, "forward") + "('medium', 'float32', 'cpu')"
+             for entry in ("dot", "relu", "exp", "sin")]
+    flagged = [Change(name, 1.0, 2.0, 2.0, "slower", "seconds") for name in names]
+    states = dict(zip(names, [confirmations.CONFIRMED] * 3 + [confirmations.REFUTED]))
+
+    def judge(flavor, ra, rb, changes):
+        return [confirmations.Verdict(c, states[c.name], 2.0, 1.9, 2.1) for c in changes]
+
+    def count_source(flavor, ra, rb):   # dot's count moved, relu's and sin's did not, exp none
+        return {names[0]: count_change(COUNT % ("dot", "forward"), 100, 130),
+                names[1]: count_change(COUNT % ("relu", "forward"), 100, 100),
+                names[3]: count_change(COUNT % ("sin", "forward"), 100, 100)}
+    pairs = [("1.9.0", "1.9.1", flagged), ("1.8.0.post0", "1.9.0", flagged)]
+    text = markdown_report({FLAVOR: pairs}, "m", 1.2, 10, judge=judge,
+                           count_source=count_source)
+    section = text.split("## The confirmed changes and their instruction counts")[1]
+    assert ("Over every pair above, 6 confirmed changes; 4 of them have an instruction count "
+            "on both sides") in section, section
+    assert "which moved for 2 (another code path) and not for 2 (the same" in section
+    assert "The other 2 have no count" in section
+    # without counts there is nothing to sum
+    assert "## The confirmed changes" not in markdown_report({FLAVOR: pairs}, "m", 1.2, 10,
+                                                             judge=judge)
+
+
 def test_compare_adds_the_counts_after_asv_compare(counted):
     proc = mxbench(counted, "compare", "1.9.0", "1.9.1", "--flavor", FLAVOR)
     assert proc.returncode == 0, proc.stdout[-3000:]

@@ -87,6 +87,7 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
              "differ); ratio = new / old (for times, > 1 is slower). Releases without a build "
              "for a flavor are skipped; each pair is consecutive among the measured ones."
              % (results_dir, machine, factor, factor), ""] + list(records_note)
+    confirmed_counts = []
     for flavor, pairs in report.items():
         lines += ["## %s" % flavor, ""]
         if not pairs:
@@ -111,6 +112,8 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
             moves = count_source(flavor, ra, rb) if count_source else {}
             if moves:
                 lines += count_summary(flagged, moves) + [""]
+            confirmed = [v.change.name for v in verdicts if v.state == confirmations.CONFIRMED]
+            confirmed_counts.append((confirmed, moves))
             if counts[confirmations.UNCONFIRMED]:
                 # another results directory's candidates are read from it
                 where = "" if results_dir == "results" else "--results %s " % results_dir
@@ -118,7 +121,27 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
                           "measures them again (`--list` names them)."
                           % (where, ra, rb, flavor), ""]
             lines += confirmed_tables(verdicts, ra, rb, top, moves)
+    if judge and count_source:
+        lines += confirmed_count_section(confirmed_counts)
     return "\n".join(lines) + "\n"
+
+
+def confirmed_count_section(confirmed_counts):
+    """Every pair's confirmed changes against their instruction counts: how many real changes
+    a flag that also asked for a moved count (which two recordings of one release never show)
+    would keep. `confirmed_counts`: (confirmed point names, count_changes()) per pair."""
+    confirmed = sum(len(names) for names, _ in confirmed_counts)
+    counted = [moves[name] for names, moves in confirmed_counts for name in names
+               if name in moves]
+    moved = sum(c.verdict != "same" for c in counted)
+    return ["## The confirmed changes and their instruction counts", "",
+            "Over every pair above, %d confirmed changes; %d of them have an instruction count "
+            "on both sides (counted at the entry's own shape class), which moved for %d "
+            "(another code path) and not for %d (the same instructions: memory, threads, the "
+            "machine, or a change only at the timed shape). The other %d have no count "
+            "(Gluon blocks, whole models, entries not counted, releases without counts)."
+            % (confirmed, len(counted), moved, len(counted) - moved, confirmed - len(counted)),
+            ""]
 
 
 def confirmed_tables(verdicts, label_a, label_b, top, counts=None):
