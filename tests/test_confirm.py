@@ -88,6 +88,15 @@ def test_a_noise_table_serves_only_its_own_machine(capsys, tmp_path, monkeypatch
     with pytest.raises(UserError, match="is the noise of machine %s, not of %s"
                        % (HISTORY_MACHINE, other)):
         machine_noise(other)
+    # nor does a table given by path judge another machine's history
+    proc = mxbench("--machine", ARCHIVE_MACHINE, "confirm", "1.9.0", "1.9.1", "--noise",
+                   "reports/noise/%s.json" % HISTORY_MACHINE, "--list")
+    assert proc.returncode == 2 and proc.stdout.strip() == (
+        "error: reports/noise/%s.json is the noise of machine %s, not of %s"
+        % (HISTORY_MACHINE, HISTORY_MACHINE, ARCHIVE_MACHINE)), proc.stdout
+    proc = mxbench("confirm", "1.9.0", "1.9.1", "--noise",
+                   "reports/noise/%s.json" % HISTORY_MACHINE, "--list", "--limit", "1")
+    assert proc.returncode == 0, proc.stdout[-2000:]
 
 
 def test_noise_needs_three_recordings_of_the_release(tmp_path):

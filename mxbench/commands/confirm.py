@@ -72,7 +72,7 @@ def cmd_confirm(args):
     for release in (args.base, args.head):
         project.require_build(release, args.flavor)
     changes = candidates(project, machine, args.base, args.head, args.flavor, args.factor,
-                         noise_table(args, machine))
+                         noise_table(args, machine, own_machine=True))
     changes = narrow(changes, args)
     if not changes:
         print("%s -> %s, %s: the history flags no change at %.2fx%s: nothing to confirm"
@@ -123,12 +123,17 @@ def cmd_confirm_aa(args):
     return 0
 
 
-def noise_table(args, machine):
+def noise_table(args, machine, own_machine=False):
     """--noise FILE's table; with --beyond-noise alone, the committed table of the machine
-    whose history is read (another host's noise says nothing of it)."""
+    whose history is read (another host's noise says nothing of it). `own_machine`: a FILE
+    must be that machine's too (an A/A pair's sides carry names of their own, so --aa takes
+    any, as `changes aa --noise` does)."""
     from mxbench.reports.noise import Noise
     if args.noise:
-        return Noise.load(args.noise, required=True)
+        noise = Noise.load(args.noise, required=True)
+        if own_machine and not noise.serves(machine):
+            raise UserError(noise.not_serving_text(machine))
+        return noise
     if not args.beyond_noise:
         return None
     noise = Noise.of_machine(machine)
