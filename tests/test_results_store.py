@@ -231,6 +231,32 @@ def test_a_new_measurement_replaces_the_old_one(store):
     assert merged["results"][name][0][i] == 123.0
 
 
+def test_a_store_reads_a_rewritten_file_again(store):
+    """Readers keep a file's contents until it changes (a report reads each recording many
+    times); a file written again, or a new benchmarks.json beside it, is read again."""
+    data = results.read_result_file(the_file(store))
+    name, i = first_measured(data)
+
+    def value():
+        return [p.value for p in store.points(benchmarks="^%s$" % re.escape(name))][i]
+    assert value() == data["results"][name][0][i]
+    data["results"][name][0][i] = 123.0
+    results.write_json_atomic(the_file(store), data, compact=True)
+    assert value() == 123.0
+    # a file valid under one benchmarks.json and not under the next is validated again:
+    # 0 is a memory figure, not a timing
+    bench = os.path.join(str(store.results_dir), "benchmarks.json")
+    known = json.load(open(bench))
+    assert known[name]["unit"] == "seconds"
+    results.write_json_atomic(bench, dict(known, **{name: dict(known[name], unit="bytes")}))
+    data["results"][name][0][i] = 0.0
+    results.write_json_atomic(the_file(store), data, compact=True)
+    assert value() == 0.0
+    results.write_json_atomic(bench, known)
+    with pytest.raises(results.ResultFileError, match="is not a timing"):
+        value()
+
+
 def test_a_new_benchmark_version_supersedes_the_record(store):
     old = results.read_result_file(the_file(store))
     name, i = first_measured(old)

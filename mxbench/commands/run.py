@@ -174,7 +174,6 @@ def record_points(project, machine, releases, envs, names, asv_extra=(), allow_b
 # benchmarks/bench_instructions.py's SELECTION_VARIABLE (the host does not import the
 # benchmarks; tests/test_counts.py keeps the two equal)
 INSTRUCTION_POINTS = "MXBENCH_INSTRUCTION_POINTS"
-INSTRUCTIONS_PREFIX = "bench_instructions."
 
 
 def instruction_points_env(names):
@@ -184,7 +183,7 @@ def instruction_points_env(names):
     layer points also counted the 1,023 operator points again, to record 84 skips. None when
     no instruction point is among them."""
     benchmarks = sorted(set(n.split("(", 1)[0] for n in names
-                            if n.startswith(INSTRUCTIONS_PREFIX)))
+                            if n.startswith(results.INSTRUCTION_BENCHMARKS)))
     if not benchmarks:
         return None
     # each benchmark (class and method) of bench_instructions has one point: its name selects it

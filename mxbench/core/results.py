@@ -11,7 +11,7 @@ import math
 import os
 import re
 import shutil
-from collections import namedtuple
+from collections import OrderedDict, namedtuple
 
 API_VERSION = 2  # asv 0.6's Results.api_version
 MACHINE_FILE = "machine.json"
@@ -230,6 +230,33 @@ def read_result_file(path):
     return data
 
 
+_RESULT_FILES = OrderedDict()  # abspath -> (stamps, contents), the latest read
+RESULT_FILES_KEPT = 80  # a history's files and its archive's; the oldest read goes first
+
+
+def _read_unchanged(path):
+    """read_result_file(path) for the readers (Store._read), read again only when the file
+    changed: a report reads the same recordings several times. Writers read the file itself
+    (they change what they read)."""
+    def stamp(file):
+        try:
+            st = os.stat(file)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+    # its validation reads the units of the benchmarks.json beside its machine folder
+    key = (stamp(path), stamp(os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(path))), BENCHMARKS_FILE)))
+    where = os.path.abspath(path)
+    cached = _RESULT_FILES.pop(where, None)
+    if cached is None or cached[0] != key:
+        cached = (key, read_result_file(path))
+    _RESULT_FILES[where] = cached
+    while len(_RESULT_FILES) > RESULT_FILES_KEPT:
+        _RESULT_FILES.popitem(last=False)
+    return cached[1]
+
+
 def read_machine_file(path):
     data = _read_json(path)
     _expect(path, isinstance(data, dict) and isinstance(data.get("machine"), str) and all(
@@ -338,11 +365,14 @@ def _started_later(a, b):
     return _is_number(a) and _is_number(b) and a > b
 
 
+# The instruction counts' benchmarks (benchmarks/bench_instructions.py), by name prefix.
+INSTRUCTION_BENCHMARKS = "bench_instructions."
+
 # Benchmarks whose recorded 0 is no measurement, so that a later run's skip replaces it: an
 # instruction count of a call into libmxnet is never 0. Until 2026-11-27 bench_instructions
 # recorded 0 where callgrind named none of the library's code (1.6.0's `mxnet` wheel); it
 # skips such a point now, with the reason.
-ZERO_IS_NO_MEASUREMENT = ("bench_instructions.",)
+ZERO_IS_NO_MEASUREMENT = (INSTRUCTION_BENCHMARKS,)
 
 
 def zero_is_no_measurement(benchmark):
@@ -624,7 +654,7 @@ class Store(object):
                      if not commit or os.path.basename(p).startswith(commit[:8])]
         found = []
         for path in paths:
-            data = read_result_file(path)
+            data = _read_unchanged(path)
             if commit and not data["commit_hash"].startswith(commit):
                 continue
             if env_name and data["env_name"] != env_name:
