@@ -55,6 +55,22 @@ def test_cost_lists_where_the_time_went(asv_e2e):
     assert "benchmarking" in proc.stdout and "bench_operators" in proc.stdout
 
 
+def test_cost_counts_setup_caches_as_benchmarking_not_install():
+    """asv keeps a setup_cache's seconds beside '<build>' in a record's durations; the
+    instruction counts run in bench_instructions' setup_caches (minutes), which are no install."""
+    from mxbench.core import project as project_model
+    from mxbench.reports import cost
+    project = project_model.load(project_model.DEFAULT_CONFIG)
+    commit, env_name = project.commit("1.9.1"), project.environment_names()["cpu-mkldnn"]
+    recorded = project.store.recordings(HISTORY_MACHINE, commit, env_name)[0].durations
+    per, caches, build = cost.durations(project.store, HISTORY_MACHINE, commit, env_name)
+    assert build == recorded["<build>"]
+    assert caches and all(name.startswith("bench_instructions.setup_cache:") for name in caches)
+    assert sum(caches.values()) == sum(v for k, v in recorded.items()
+                                       if k.startswith("<setup_cache "))
+    assert sum(caches.values()) > 60  # the counting: minutes, where the install took seconds
+
+
 def test_verdicts_follow_asv_compare():
     # Without statistics asv decides on the factor alone.
     def points(b, c):

@@ -12,12 +12,17 @@ from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core.results import measured
 
+SETUP_CACHE = "<setup_cache "
+
 
 def durations(store, machine, commit, env_name):
-    """{benchmark: seconds} and the build/install seconds for one result file.
+    """({benchmark: seconds}, {setup_cache: seconds}, build/install seconds) of one result file.
 
     Only the suite's current benchmarks (benchmarks.json) count: `asv run` on a recorded
     result keeps the entries of benchmarks that were removed since, with their old durations.
+    asv keeps a `setup_cache`'s seconds apart ('<setup_cache MODULE:LINE>'): benchmarking
+    (bench_instructions counts in them), named here 'MODULE.setup_cache:LINE'; '<build>' is
+    the install.
     """
     recordings = store.recordings(machine, commit, env_name)
     if not recordings:
@@ -25,8 +30,14 @@ def durations(store, machine, commit, env_name):
     current = store.benchmark_info()
     per = dict((p.benchmark, p.duration or 0.0) for p in store.points(machine, commit, env_name)
                if not current or p.benchmark in current)
-    build = sum(v for k, v in recordings[0].durations.items() if k.startswith("<"))
-    return per, build
+    caches, build = {}, 0.0
+    for key, seconds in recordings[0].durations.items():
+        if key.startswith(SETUP_CACHE):
+            module, _, line = key[len(SETUP_CACHE):].rstrip(">").partition(":")
+            caches["%s.setup_cache:%s" % (module, line)] = seconds
+        elif key.startswith("<"):
+            build += seconds
+    return per, caches, build
 
 
 def timed_share(store, machine, commit, env_name, per):
@@ -61,14 +72,14 @@ def cmd_cost(args):
     project = args.project
     where = (project.store, asvtools.reading_machine(project.store, args.machine),
              project.commit(args.release), project.environment(args.flavor, args.variant))
-    per, build = durations(*where)
+    per, caches, build = durations(*where)
     points, timed = timed_share(*where, per)
     by_module = defaultdict(float)
     by_method = defaultdict(float)
-    for name, seconds in per.items():
+    for name, seconds in list(per.items()) + list(caches.items()):
         by_module[name.split(".")[0]] += seconds
-        by_method[name.rsplit(".", 1)[-1]] += seconds
-    total = sum(per.values())
+        by_method[name.rsplit(".", 1)[-1].split(":")[0]] += seconds
+    total = sum(per.values()) + sum(caches.values())
     label = args.flavor if args.variant == "default" else "%s/%s" % (args.flavor, args.variant)
     print("%s %s: %d benchmarks, %.0f s benchmarking + %.0f s install = %.1f min"
           % (args.release, label, len(per), total, build, (total + build) / 60))
@@ -82,7 +93,7 @@ def cmd_cost(args):
     print(tabulate(sorted(by_method.items(), key=lambda kv: -kv[1]),
                    headers=["method", "seconds"], floatfmt=".0f"))
     print()
-    print(tabulate(sorted(per.items(), key=lambda kv: -kv[1])[:args.top],
+    print(tabulate(sorted(list(per.items()) + list(caches.items()), key=lambda kv: -kv[1])[:args.top],
                    headers=["slowest benchmarks", "seconds"], floatfmt=".1f"))
     return 0
 
