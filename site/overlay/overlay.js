@@ -680,9 +680,7 @@
 
     /* --- 7. the confirmation runs' verdicts on the regressions page --------------------------- */
     var VERDICTS_FILE = 'confirmations.json';
-    var UNCONFIRMED = 'not yet confirmed';
-    /* confirmations.STATES, in the order the summary counts them */
-    var STATES = ['confirmed', 'refuted', 'inconclusive', UNCONFIRMED];
+    var UNCONFIRMED = 'not yet confirmed';  /* a row with no verdict in confirmations.json */
     var verdicts_loaded = null;  /* $.Deferred of confirmations.json's data (null: none) */
 
     function load_verdicts() {
@@ -804,7 +802,9 @@
         row.children('td').last().before(cell);
     }
 
-    function verdict_summary(table) {
+    /* `states`: confirmations.json's (confirmations.STATES, in the order the summary counts
+       them); without the file, every row is not yet confirmed. */
+    function verdict_summary(table, states) {
         var tally = {};
         table.find('tbody tr').each(function () {
             $.each(($(this).attr('data-mxbench-states') || '').split(','), function (i, s) {
@@ -814,7 +814,7 @@
             });
         });
         var shown = 0;
-        var parts = $.map(STATES, function (state) {
+        var parts = $.map(states, function (state) {
             shown += tally[state] || 0;
             return (tally[state] || 0) + ' ' + state;
         });
@@ -823,13 +823,13 @@
             'release pair again, interleaved; see docs/trust.md)';
     }
 
-    function show_verdict_summary() {
+    function show_verdict_summary(states) {
         var table = $('#regressions-body .regression-div:visible table').not('.ignored').first();
         var line = $('#mxbench-verdict-summary');
         if (!line.length) {
             line = $('<p id="mxbench-verdict-summary"/>').insertBefore('#regressions-body');
         }
-        line.text(table.length ? verdict_summary(table) : '');
+        line.text(table.length ? verdict_summary(table, states) : '');
     }
 
     function mark_verdicts() {
@@ -847,7 +847,7 @@
                     mark_row($(this).addClass('mxbench-verdict-done'), by_key);
                 });
             });
-            show_verdict_summary();
+            show_verdict_summary((data && data.states) || [UNCONFIRMED]);
         });
     }
 
