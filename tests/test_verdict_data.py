@@ -74,3 +74,30 @@ def test_written_beside_regressions_json_and_in_its_file_data_script(tmp_path):
     assert {(e["base"], e["head"]) for e in data["confirmations"]} == {("2.0.0a0", "2.0.0b1")}
     assert {e["state"] for e in data["confirmations"]} <= set(data["states"])
     assert overlay.file_data_bundle(verdict_data.VERDICTS_FILE) == "regressions"
+
+
+def test_the_historys_table_of_confirmation_verdicts_is_the_reports():
+    """docs/history.md's table of the quiet history's confirmation runs, and its total, say
+    what reports/CHANGES.md (generated from the same runs) says for each pair."""
+    import re
+    report = (ROOT / "reports" / "CHANGES.md").read_text()
+    flavor, reported = None, {}
+    for line in report.split("## Package lineage")[0].splitlines():
+        if line.startswith("## "):
+            flavor = line[3:].strip()
+        elif line.startswith("### "):
+            pair = line[4:].strip()
+        found = re.search(r"\*\*(\d+) confirmed\*\*, (\d+) refuted, (\d+) inconclusive", line)
+        if found:
+            reported[(pair, flavor)] = tuple(int(n) for n in found.groups())
+    history = (ROOT / "docs" / "history.md").read_text()
+    documented = dict(((pair, flavor), (int(c), int(r), int(i))) for pair, flavor, c, r, i in
+                      re.findall(r"^\| (\S+ → \S+) \| (cpu-\w+) \| \d+ of \d+ \| \d+ \| (\d+) \| "
+                                 r"(\d+) \| (\d+) \|$", history, re.M))
+    assert len(documented) == 25
+    assert documented == dict((k, v) for k, v in reported.items() if k in documented)
+    total = [sum(v[i] for v in documented.values()) for i in range(3)]
+    assert ("Of %d candidates measured, **%d confirmed, %d refuted, %d inconclusive**"
+            % ((sum(total),) + tuple(total))) in history
+    trust = " ".join((ROOT / "docs" / "trust.md").read_text().split())
+    assert "(%d confirmed, %d refuted, %d inconclusive," % tuple(total) in trust
