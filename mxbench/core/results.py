@@ -132,17 +132,31 @@ def value_problem(name, value, unit=None):
     return None
 
 
-_BENCHMARKS_FILES = {}  # path -> ((mtime, size), contents): the last version read of each
+_BENCHMARKS_FILES = {}  # path -> (file_stamp, contents): the last version read of each
+
+
+def file_stamp(path):
+    """(inode, mtime, size) of a file, None when there is none: what a reader that keeps a
+    file's contents compares to know the file changed (an atomic write is a new inode)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def benchmarks_beside(path):
+    """The benchmarks.json of the results directory that holds the result file `path`."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(path))),
+                        BENCHMARKS_FILE)
 
 
 def benchmarks_file(path):
     """The contents of a benchmarks.json ({} when there is none), read again only when the
     file changed; raises ResultFileError when it cannot be used."""
-    try:
-        st = os.stat(path)
-    except OSError:
+    key = file_stamp(path)
+    if key is None:
         return {}
-    key = (st.st_mtime_ns, st.st_size)
     cached = _BENCHMARKS_FILES.get(path)
     if cached is None or cached[0] != key:
         cached = _BENCHMARKS_FILES[path] = (key, read_benchmarks_file(path))
@@ -152,10 +166,8 @@ def benchmarks_file(path):
 def units_beside(path):
     """{benchmark: unit} from the benchmarks.json of the results directory that holds the
     result file `path` ({} when there is none or it cannot be read)."""
-    bench = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(path))),
-                         BENCHMARKS_FILE)
     try:
-        info = benchmarks_file(bench)
+        info = benchmarks_file(benchmarks_beside(path))
     except ResultFileError:
         return {}
     return dict((k, v.get("unit")) for k, v in info.items() if v.get("unit"))
@@ -238,15 +250,8 @@ def _read_unchanged(path):
     """read_result_file(path) for the readers (Store._read), read again only when the file
     changed: a report reads the same recordings several times. Writers read the file itself
     (they change what they read)."""
-    def stamp(file):
-        try:
-            st = os.stat(file)
-        except OSError:
-            return None
-        return (st.st_ino, st.st_mtime_ns, st.st_size)
     # its validation reads the units of the benchmarks.json beside its machine folder
-    key = (stamp(path), stamp(os.path.join(os.path.dirname(os.path.dirname(
-        os.path.abspath(path))), BENCHMARKS_FILE)))
+    key = (file_stamp(path), file_stamp(benchmarks_beside(path)))
     where = os.path.abspath(path)
     cached = _RESULT_FILES.pop(where, None)
     if cached is None or cached[0] != key:

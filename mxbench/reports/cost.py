@@ -74,12 +74,13 @@ def cmd_cost(args):
              project.commit(args.release), project.environment(args.flavor, args.variant))
     per, caches, build = durations(*where)
     points, timed = timed_share(*where, per)
+    spent = dict(per, **caches)  # what the benchmarking's seconds went to
     by_module = defaultdict(float)
     by_method = defaultdict(float)
-    for name, seconds in list(per.items()) + list(caches.items()):
+    for name, seconds in spent.items():
         by_module[name.split(".")[0]] += seconds
         by_method[name.rsplit(".", 1)[-1].split(":")[0]] += seconds
-    total = sum(per.values()) + sum(caches.values())
+    total = sum(spent.values())
     label = args.flavor if args.variant == "default" else "%s/%s" % (args.flavor, args.variant)
     print("%s %s: %d benchmarks, %.0f s benchmarking + %.0f s install = %.1f min"
           % (args.release, label, len(per), total, build, (total + build) / 60))
@@ -93,7 +94,7 @@ def cmd_cost(args):
     print(tabulate(sorted(by_method.items(), key=lambda kv: -kv[1]),
                    headers=["method", "seconds"], floatfmt=".0f"))
     print()
-    print(tabulate(sorted(list(per.items()) + list(caches.items()), key=lambda kv: -kv[1])[:args.top],
+    print(tabulate(sorted(spent.items(), key=lambda kv: -kv[1])[:args.top],
                    headers=["slowest benchmarks", "seconds"], floatfmt=".1f"))
     return 0
 
