@@ -183,6 +183,13 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
         assert target.store.has(project.machine, project.tags[release],
                                 project.env_name(FLAVOR))
     assert target.store.conditions(project.machine)[-1]["outcome"] == "exit 0"
+    # run again, it measures only what has no verdict yet: here nothing (--rerun: all again)
+    runs = len(target.store.conditions(project.machine))
+    again = project.mxbench("confirm", BASE, HEAD, "--flavor", FLAVOR, "--bench",
+                            r"LayerNorm.*medium")
+    assert again.returncode == 0 and "has a verdict" in again.stdout, again.stdout[-3000:]
+    assert "--rerun measures them again" in again.stdout
+    assert len(target.store.conditions(project.machine)) == runs
     report = project.mxbench("changes", "releases")
     assert report.returncode == 0, report.stdout[-3000:]
     section = report.stdout.split("### %s → %s" % (BASE, HEAD))[1].split("###")[0]

@@ -25,8 +25,8 @@ from mxbench.core import project as project_model
 from mxbench.core.arguments import allow_busy_argument, positive_factor
 from mxbench.core.formatting import human_value, ratio_text
 from mxbench.core.errors import UserError
-from mxbench.reports.confirmations import (FACTOR, INCONCLUSIVE, ROUNDS, aa_candidates,
-                                           aa_project, aa_verdicts, candidates,
+from mxbench.reports.confirmations import (FACTOR, INCONCLUSIVE, ROUNDS, UNCONFIRMED,
+                                           aa_candidates, aa_project, aa_verdicts, candidates,
                                            confirmation_project, counts, counts_text,
                                            interval_text, round_arguments, verdicts)
 
@@ -44,7 +44,12 @@ def setup_arguments(subparsers):
     parser.add_argument("--factor", type=positive_factor, default=FACTOR,
                         help="the history's factor (default: %(default)s)")
     parser.add_argument("--bench", "-b", help="only candidates whose name this regex finds")
-    parser.add_argument("--limit", type=int, help="only the N largest candidates")
+    parser.add_argument("--limit", type=int,
+                        help="only the N largest candidates (measuring: the N largest that "
+                             "have no verdict yet, so that runs of N resume one another)")
+    parser.add_argument("--rerun", action="store_true",
+                        help="measure again the candidates that have a verdict too (without "
+                             "it, a run measures only those not yet confirmed)")
     parser.add_argument("--beyond-noise", action="store_true",
                         help="only candidates beyond their point's noise (the machine's table, "
                              "reports/noise/MACHINE.json)")
@@ -73,7 +78,12 @@ def cmd_confirm(args):
         project.require_build(release, args.flavor)
     changes = candidates(project, machine, args.base, args.head, args.flavor, args.factor,
                          noise_table(args, machine, own_machine=True))
-    changes = narrow(changes, args)
+    changes = selected(changes, args)
+    if not args.list and not args.rerun:
+        changes = pending(project, machine, args, changes)
+        if changes is None:
+            return 0
+    changes = changes[:args.limit] if args.limit else changes
     if not changes:
         print("%s -> %s, %s: the history flags no change at %.2fx%s: nothing to confirm"
               % (args.base, args.head, args.flavor, args.factor, selection_text(args)))
@@ -143,10 +153,30 @@ def noise_table(args, machine, own_machine=False):
     return noise
 
 
-def narrow(changes, args):
+def pending(project, machine, args, changes):
+    """The changes that no confirmation run has judged yet (a run measures only these, as
+    `mxbench run` measures only what is not recorded); None, said in one line, when every
+    one of them has a verdict."""
+    judged = verdicts(project, machine, args.base, args.head, args.flavor, changes,
+                      args.factor)
+    waiting = [v.change for v in judged if v.state == UNCONFIRMED]
+    if changes and not waiting:
+        print("%s -> %s, %s: every one of the %d candidate(s)%s has a verdict (%s); --rerun "
+              "measures them again" % (args.base, args.head, args.flavor, len(changes),
+                                       selection_text(args), counts_text(counts(judged))))
+        return None
+    return waiting
+
+
+def selected(changes, args):
     if args.bench:
         import re
         changes = [c for c in changes if re.search(args.bench, c.name)]
+    return changes
+
+
+def narrow(changes, args):
+    changes = selected(changes, args)
     return changes[:args.limit] if args.limit else changes
 
 

@@ -118,7 +118,8 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
                 # another results directory's candidates are read from it
                 where = "" if results_dir == "results" else "--results %s " % results_dir
                 lines += ["Not yet confirmed: `python -m mxbench %sconfirm %s %s --flavor %s` "
-                          "measures them again (`--list` names them)."
+                          "measures them (those without a verdict, largest first; `--limit N` "
+                          "a few at a time; `--list` names them)."
                           % (where, ra, rb, flavor), ""]
             lines += confirmed_tables(verdicts, ra, rb, top, moves)
     if judge and count_source:
