@@ -156,3 +156,22 @@ def test_a_long_run_after_a_short_one_measures_the_rest_and_keeps_what_was_measu
     assert after[point] == first[point]
     for p, v in after.items():
         assert math.isnan(v) == (p[2] == "'gpu'"), (p, v)
+
+
+def test_a_point_recorded_in_one_environment_is_measured_only_where_it_is_missing():
+    """asv runs every point of a run in each of its commits and environments: a run must
+    group only the releases and environments that need the same points, or a point missing
+    in one environment is measured again (its result replaced) in another."""
+    from mxbench.commands.run import run_groups
+    needs = {("1.9.0", "e1"): ["p", "q"], ("1.9.0", "e2"): ["q"],  # p recorded in e2
+             ("1.9.1", "e1"): ["p", "q"], ("1.9.1", "e2"): ["p", "q"],
+             ("2.0.0", "e1"): [], ("2.0.0", "e2"): []}
+    groups = run_groups(["1.9.0", "1.9.1", "2.0.0"], ["e1", "e2"],
+                        lambda release, env: needs[(release, env)])
+    measured = [(release, env, name) for names, releases, envs in groups
+                for release in releases for env in envs for name in names]
+    assert sorted(measured) == sorted((release, env, name) for (release, env), names
+                                      in needs.items() for name in names)
+    # one run where releases need the same points everywhere, as before
+    assert (["p", "q"], ["1.9.1"], ["e1", "e2"]) in groups
+    assert ([], ["2.0.0"], ["e1", "e2"]) in groups

@@ -130,23 +130,44 @@ def run_releases(project, machine, releases, envs, args, asv_extra, devices):
     asvtools.recover_interrupted_runs(project, machine)
     selection = point_selection.chosen(args)
     benchmarks = point_selection.discover()
-    groups = {}
-    for release in releases:
+    regex = bench_regex(args)
+
+    def names_to_measure(release, env):
         names = point_selection.to_measure(
             benchmarks, selection, devices, project.store, machine, project.commit(release),
-            envs, rerun=args.rerun, release=release)
-        regex = bench_regex(args)
-        names = [n for n in names if bench_selects(regex, n)]
-        groups.setdefault(tuple(names), []).append(release)
+            [env], rerun=args.rerun, release=release)
+        return [n for n in names if bench_selects(regex, n)]
     code = 0
-    for names, group in groups.items():
-        print("%s selection, %s: %d point(s) to measure" % (selection, ", ".join(group),
-                                                            len(names)), flush=True)
+    for names, group, group_envs in run_groups(releases, envs, names_to_measure):
+        where = "" if len(group_envs) == len(envs) else " (%s)" % ", ".join(group_envs)
+        print("%s selection, %s%s: %d point(s) to measure"
+              % (selection, ", ".join(group), where, len(names)), flush=True)
         if names:
             extra = (["--quick"] if args.quick else []) + list(asv_extra)
-            code = max(code, record_points(project, machine, group, envs, names, extra,
+            code = max(code, record_points(project, machine, group, group_envs, names, extra,
                                            allow_busy=args.allow_busy))
     return code
+
+
+def run_groups(releases, envs, names_to_measure):
+    """[(point names, releases, environments)]: the asv runs that measure, for every release
+    and environment, exactly names_to_measure(release, env). asv runs every point it is
+    given in every commit and environment of the run, so a point recorded in one environment
+    and missing in another must not share a run with the first (it would be measured again
+    there, its recorded result replaced): a run is the releases that need the same points in
+    the same environments."""
+    wanted = dict(((release, env), tuple(names_to_measure(release, env)))
+                  for release in releases for env in envs)
+    by_envs = {}
+    for release in releases:
+        # the release's environments, grouped by what each needs
+        needs = {}
+        for env in envs:
+            needs.setdefault(wanted[(release, env)], []).append(env)
+        for names, env_group in needs.items():
+            by_envs.setdefault((names, tuple(env_group)), []).append(release)
+    return [(list(names), group, list(env_group))
+            for (names, env_group), group in by_envs.items()]
 
 
 def record_points(project, machine, releases, envs, names, asv_extra=(), allow_busy=False):
