@@ -190,6 +190,15 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
     assert again.returncode == 0 and "has a verdict" in again.stdout, again.stdout[-3000:]
     assert "--rerun measures them again" in again.stdout
     assert len(target.store.conditions(project.machine)) == runs
+    # ... and so does every consecutive pair of the history, one after the other
+    again = project.mxbench("confirm", "--history", "--flavor", FLAVOR, "--bench",
+                            r"LayerNorm.*medium")
+    assert again.returncode == 0, again.stdout[-3000:]
+    assert "## %s -> %s" % (BASE, HEAD) in again.stdout and "has a verdict" in again.stdout
+    assert re.search(r"the history's 1 pair\(s\) of %s, their candidates now: [1-9]\d* confirmed, "
+                     r"\d+ refuted, \d+ inconclusive, 0 not yet confirmed" % FLAVOR,
+                     again.stdout), again.stdout[-3000:]
+    assert len(target.store.conditions(project.machine)) == runs
     report = project.mxbench("changes", "releases")
     assert report.returncode == 0, report.stdout[-3000:]
     section = report.stdout.split("### %s → %s" % (BASE, HEAD))[1].split("###")[0]
@@ -246,6 +255,9 @@ def test_an_aa_run_splits_into_odd_and_even_rounds():
 @pytest.mark.parametrize("args,message", [
     (["1.9.1"], "confirm needs BASE and HEAD"),
     (["1.9.0", "1.9.1", "--aa", "x", "y"], "--aa compares one release with itself"),
+    ([], "confirm needs BASE and HEAD"),
+    (["1.9.0", "--history"], "--history confirms every consecutive pair of the history: "
+                             "give no releases (not 1.9.0)"),
 ])
 def test_confirm_with_the_wrong_releases_says_so_in_one_line(args, message):
     proc = mxbench("confirm", *args, "--list")

@@ -25,7 +25,7 @@ from mxbench.core import project as project_model
 from mxbench.core.arguments import allow_busy_argument, positive_factor
 from mxbench.core.formatting import human_value, ratio_text
 from mxbench.core.errors import UserError
-from mxbench.reports.confirmations import (FACTOR, INCONCLUSIVE, ROUNDS, UNCONFIRMED,
+from mxbench.reports.confirmations import (FACTOR, INCONCLUSIVE, ROUNDS, STATES, UNCONFIRMED,
                                            aa_candidates, aa_project, aa_verdicts, candidates,
                                            confirmation_project, counts, counts_text,
                                            interval_text, round_arguments, verdicts)
@@ -34,12 +34,17 @@ def setup_arguments(subparsers):
     parser = subparsers.add_parser(
         "confirm", help="measure again, interleaved, the changes the history flags between "
                         "two releases", description=__doc__.split("\n\n")[0])
-    parser.add_argument("base", help="the older release, e.g. 1.9.0 (with --aa: the release)")
+    parser.add_argument("base", nargs="?",
+                        help="the older release, e.g. 1.9.0 (with --aa: the release)")
     parser.add_argument("head", nargs="?", help="the newer release, e.g. 1.9.1 (not with --aa)")
     parser.add_argument("--aa", nargs=2, metavar=("NAME_A", "NAME_B"),
                         help="an A/A pair instead of two releases: the release's recordings "
                              "under these two names (experiments/, then results/); the "
                              "release is measured against itself")
+    parser.add_argument("--history", action="store_true",
+                        help="instead of two releases: every consecutive pair of the "
+                             "history's records of the flavor, as `changes releases` compares "
+                             "them, one after the other (with --limit N: N a pair)")
     parser.add_argument("--flavor", default="cpu-mkldnn")
     parser.add_argument("--factor", type=positive_factor, default=FACTOR,
                         help="the history's factor (default: %(default)s)")
@@ -67,39 +72,73 @@ def setup_arguments(subparsers):
 def cmd_confirm(args):
     if args.aa:
         return cmd_confirm_aa(args)
-    if args.head is None:
-        raise UserError("confirm needs BASE and HEAD (or one release and --aa NAME_A NAME_B)")
+    if args.history:
+        if args.base is not None:
+            raise UserError("--history confirms every consecutive pair of the history: give "
+                            "no releases (not %s)" % " ".join(r for r in (args.base, args.head)
+                                                              if r))
+    elif args.head is None:
+        raise UserError("confirm needs BASE and HEAD (or one release and --aa NAME_A NAME_B, "
+                        "or --history)")
     project = args.project
     # --list only reads: the history's machine where this host has none; a run records under
     # this host's name unless --machine names another
     machine = args.machine or (asvtools.reading_machine(project.store, None) if args.list
                                else asvtools.machine_name())
-    for release in (args.base, args.head):
-        project.require_build(release, args.flavor)
-    changes = candidates(project, machine, args.base, args.head, args.flavor, args.factor,
-                         noise_table(args, machine, own_machine=True))
-    changes = selected(changes, args)
-    if not args.list and not args.rerun:
-        changes = pending(project, machine, args, changes)
-        if changes is None:
-            return 0
-    changes = changes[:args.limit] if args.limit else changes
-    if not changes:
-        print("%s -> %s, %s: the history flags no change at %.2fx%s: nothing to confirm"
-              % (args.base, args.head, args.flavor, args.factor, selection_text(args)))
-        return 0
-    if not args.list:
-        code = record(project, machine, args,
-                       confirmation_project(project, args.base, args.head),
-                       [args.base, args.head], [c.name for c in changes], args.rounds,
-                       "%s -> %s (%s): %d interleaved rounds"
-                       % (args.base, args.head, args.flavor, args.rounds))
-        if code not in (0, 2):  # 2: some benchmark failed; the others still have verdicts
+    if not args.history:
+        code, _ = confirm_pair(project, machine, args, args.base, args.head)
+        return code
+    from mxbench.reports.changes import release_changes
+    pairs = [(a, b) for a, b, _ in release_changes(
+        project, machine, {args.flavor: project.environment(args.flavor)},
+        args.factor)[args.flavor]]
+    if not pairs:
+        raise UserError("machine %s has no two consecutive records of %s to confirm"
+                        % (machine, args.flavor))
+    total = dict((state, 0) for state in STATES)
+    for base, head in pairs:
+        print("\n## %s -> %s" % (base, head), flush=True)
+        code, results = confirm_pair(project, machine, args, base, head)
+        for state, n in counts(results).items():
+            total[state] += n
+        if code not in (0, 2):  # interrupted, or the machine is busy: the rest waits too
             return code
-    results = verdicts(project, machine, args.base, args.head, args.flavor, changes,
-                       args.factor)
-    print_verdicts(results, args.base, args.head, args.flavor)
+    print("\nthe history's %d pair(s) of %s, %s: %s"
+          % (len(pairs), args.flavor, "the candidates listed" if args.list
+             else "their candidates now", counts_text(total)))
     return 0
+
+
+def confirm_pair(project, machine, args, base, head):
+    """(exit code, [Verdict]) of BASE -> HEAD: the candidates listed, or those without a
+    verdict measured again (all with --rerun). The verdicts: of those listed, or, after a
+    run, of every candidate the selection names (what the pair holds now)."""
+    for release in (base, head):
+        project.require_build(release, args.flavor)
+    changes = selected(candidates(project, machine, base, head, args.flavor, args.factor,
+                                  noise_table(args, machine, own_machine=True)), args)
+    todo = changes
+    if not args.list and not args.rerun:
+        todo, judged = pending(project, machine, args, base, head, changes)
+        if changes and not todo:
+            return 0, judged
+    todo = todo[:args.limit] if args.limit else todo
+    if not todo:
+        print("%s -> %s, %s: the history flags no change at %.2fx%s: nothing to confirm"
+              % (base, head, args.flavor, args.factor, selection_text(args)))
+        return 0, []
+    code = 0
+    if not args.list:
+        code = record(project, machine, args, confirmation_project(project, base, head),
+                      [base, head], [c.name for c in todo], args.rounds,
+                      "%s -> %s (%s): %d interleaved rounds"
+                      % (base, head, args.flavor, args.rounds))
+        if code not in (0, 2):  # 2: some benchmark failed; the others still have verdicts
+            return code, []
+    print_verdicts(verdicts(project, machine, base, head, args.flavor, todo, args.factor),
+                   base, head, args.flavor)
+    return code, verdicts(project, machine, base, head, args.flavor,
+                          todo if args.list else changes, args.factor)
 
 
 def cmd_confirm_aa(args):
@@ -153,19 +192,17 @@ def noise_table(args, machine, own_machine=False):
     return noise
 
 
-def pending(project, machine, args, changes):
-    """The changes that no confirmation run has judged yet (a run measures only these, as
-    `mxbench run` measures only what is not recorded); None, said in one line, when every
-    one of them has a verdict."""
-    judged = verdicts(project, machine, args.base, args.head, args.flavor, changes,
-                      args.factor)
+def pending(project, machine, args, base, head, changes):
+    """([the changes that no confirmation run has judged yet], [Verdict] of all): a run
+    measures only those, as `mxbench run` measures only what is not recorded; when every one
+    has a verdict, it says so in one line."""
+    judged = verdicts(project, machine, base, head, args.flavor, changes, args.factor)
     waiting = [v.change for v in judged if v.state == UNCONFIRMED]
     if changes and not waiting:
         print("%s -> %s, %s: every one of the %d candidate(s)%s has a verdict (%s); --rerun "
-              "measures them again" % (args.base, args.head, args.flavor, len(changes),
+              "measures them again" % (base, head, args.flavor, len(changes),
                                        selection_text(args), counts_text(counts(judged))))
-        return None
-    return waiting
+    return waiting, judged
 
 
 def selected(changes, args):
