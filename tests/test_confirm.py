@@ -40,12 +40,16 @@ def test_each_committed_noise_table_is_what_its_command_computes(tmp_path, table
     assert len(committed["days"]) >= 2 and len(committed["recordings"]) >= 3
     out = tmp_path / "noise.json"
     dirs = [r["machine_dir"] for r in committed["recordings"]]
-    proc = mxbench("noise", *dirs, "--release", committed["release"], "--flavor",
-                   committed["flavor"], "-o", str(out))
+    # the command the table names, writing elsewhere
+    words = committed["command"].split()
+    assert words[:4] == ["python", "-m", "mxbench", "noise"] and words[-2] == "-o", words
+    assert words[-1] == "reports/noise/%s" % table.name
+    proc = mxbench(*(words[3:-1] + [str(out)]))
     assert proc.returncode == 0, proc.stdout[-3000:]
     again = json.loads(out.read_text())
-    for key in ("machine", "points", "recordings", "days", "unknown_noise", "median_noise"):
-        assert again[key] == committed[key], key
+    for key in ("machine", "points", "recordings", "days", "unknown_noise", "median_noise",
+                "margin"):
+        assert again.get(key) == committed.get(key, 1.0 if key == "margin" else None), key
     # a history's own record first: the table is the noise of that machine, and named so
     assert committed["machine"] == table.stem == dirs[0].split("/")[-1]
 
@@ -287,6 +291,36 @@ def test_changes_between_releases_never_lists_an_unconfirmed_change(tmp_path):
     assert "| `" not in text
 
 
+def test_the_report_counts_the_confirmed_changes_within_the_tables_margin():
+    """A table's margin widens every point's threshold; the report says how many confirmed
+    changes it would no longer flag, and how large they are."""
+    from mxbench.reports.changes import markdown_report
+    from mxbench.reports.noise import Noise
+
+    def judge(flavor, ra, rb, changes):
+        return [confirmations.Verdict(c, confirmations.CONFIRMED, c.ratio, c.ratio * 0.9,
+                                      c.ratio * 1.1) for c in changes]
+    names = ["bench_operators.%s.time_forward('medium', 'float32', 'cpu')" % op
+             for op in ("dot", "exp", "log")]
+    changes = [Change(names[0], 1.0, 2.0, 2.0, "slower", "seconds"),
+               Change(names[1], 1.0, 1.3, 1.3, "slower", "seconds"),
+               Change(names[2], 1.0, 0.7, 0.7, "faster", "seconds")]
+    points = dict((n, {"recordings": 3, "noise": 1.1}) for n in names)
+    for margin, text in ((1.0, "3 of them lie beyond their point's noise (t.json), the "
+                               "candidates `confirm --beyond-noise` measures; the other 0 lie"),
+                         (1.5, "1 of them lie beyond their point's noise (t.json, each point's "
+                               "noise times 1.5), the candidates `confirm --beyond-noise` "
+                               "measures; the other 2 (1.30-1.43x in the history, median "
+                               "1.36x) lie within it.")):
+        noise = Noise({"points": points, "unknown_noise": 1.1, "margin": margin}, "t.json")
+        noise.where = lambda: "t.json"
+        report = markdown_report({FLAVOR: [("1.9.0", "1.9.1", changes)]}, "m", 1.2, 10,
+                                 judge=judge, noise=noise)
+        assert "Over every pair above, 3 confirmed changes; " + text in report, report
+        # the confirmed changes are listed whatever the margin
+        assert all("`%s`" % n in report for n in names)
+
+
 HELD_OUT = ["experiments/amd-epyc-2cpu-24gb-" + name
             for name in ("aa", "aa2", "set-old1", "short3-a", "short3-old1")]
 
@@ -317,6 +351,37 @@ def test_held_out_judges_every_pair_of_days_by_the_table_of_the_others(tmp_path)
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert "beyond each point's noise (%s): %s of %s timings" % (table, beyond, timings) \
         in proc.stdout, (line, proc.stdout)
+
+
+def test_a_tables_margin_widens_every_threshold_where_the_table_is_applied(tmp_path):
+    """--margin M: each point's threshold is its noise times M, in --held-out's tables and in
+    a table built with it, which every report that applies the table then uses."""
+    def beyond_counts(stdout):
+        return dict(re.findall(r"^(\S+ \(\S+\) vs \S+ \(\S+\)): \d+ timings, \d+ flagged, "
+                               r"beyond their noise (\d+) ", stdout, re.M))
+    plain = mxbench("noise", *HELD_OUT, "--release", "1.9.1", "--held-out")
+    wide = mxbench("noise", *HELD_OUT, "--release", "1.9.1", "--held-out", "--margin", "1.5")
+    assert plain.returncode == 0 and wide.returncode == 0, wide.stdout[-3000:]
+    before, after = beyond_counts(plain.stdout), beyond_counts(wide.stdout)
+    assert len(before) == 8 and before.keys() == after.keys(), wide.stdout
+    assert all(int(after[k]) <= int(before[k]) for k in before)
+    assert sum(map(int, after.values())) < sum(map(int, before.values()))
+    assert "8 pairs of different days, beyond their noise x 1.5: " in wide.stdout
+    # built into a table, the margin is the table's: changes aa --noise applies it
+    rest = [d for d in HELD_OUT if not d.endswith(("set-old1", "short3-a"))]
+    table = tmp_path / "noise.json"
+    proc = mxbench("noise", *rest, "--release", "1.9.1", "--margin", "1.5", "-o", str(table))
+    assert proc.returncode == 0 and "thresholds: noise x 1.5" in proc.stdout, proc.stdout
+    assert json.loads(table.read_text())["margin"] == 1.5
+    pair = next(k for k in after if k.startswith("amd-epyc-2cpu-24gb-set-old1 (")
+                and "-short3-a (" in k)
+    proc = mxbench("changes", "aa", "--machine-a", "amd-epyc-2cpu-24gb-set-old1",
+                   "--machine-b", "amd-epyc-2cpu-24gb-short3-a", "--release", "1.9.1",
+                   "--noise", str(table))
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert "beyond each point's noise (%s): %s of " % (table, after[pair]) in proc.stdout
+    proc = mxbench("noise", *rest, "--release", "1.9.1", "--margin", "0.5")
+    assert proc.returncode == 2 and "must be a ratio of 1 or more" in proc.stdout, proc.stdout
 
 
 def test_held_out_needs_five_recordings_and_writes_no_table(tmp_path):

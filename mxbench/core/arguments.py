@@ -11,6 +11,18 @@ def command_group(subparsers, name, help, doc=None):
                                          metavar="COMMAND")
 
 
+def margin_factor(text):
+    """--margin: a ratio of 1 or more (1.5: thresholds half as wide again)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number: %r" % text)
+    if not value >= 1.0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a ratio of 1 or more (e.g. 1.5), not %s"
+                                         % text)
+    return value
+
+
 def positive_factor(text):
     """--factor: a ratio above 1 (1.3 = 30 % slower)."""
     try:

@@ -87,7 +87,7 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
              "differ); ratio = new / old (for times, > 1 is slower). Releases without a build "
              "for a flavor are skipped; each pair is consecutive among the measured ones."
              % (results_dir, machine, factor, factor), ""] + list(records_note)
-    confirmed_counts = []
+    confirmed_counts, confirmed_changes = [], []
     for flavor, pairs in report.items():
         lines += ["## %s" % flavor, ""]
         if not pairs:
@@ -112,8 +112,9 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
             moves = count_source(flavor, ra, rb) if count_source else {}
             if moves:
                 lines += count_summary(flagged, moves) + [""]
-            confirmed = [v.change.name for v in verdicts if v.state == confirmations.CONFIRMED]
-            confirmed_counts.append((confirmed, moves))
+            confirmed = [v.change for v in verdicts if v.state == confirmations.CONFIRMED]
+            confirmed_counts.append(([c.name for c in confirmed], moves))
+            confirmed_changes += confirmed
             if counts[confirmations.UNCONFIRMED]:
                 # another results directory's candidates are read from it
                 where = "" if results_dir == "results" else "--results %s " % results_dir
@@ -122,9 +123,26 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
                           "a few at a time; `--list` names them)."
                           % (where, ra, rb, flavor), ""]
             lines += confirmed_tables(verdicts, ra, rb, top, moves)
+    if judge and noise:
+        lines += confirmed_noise_section(confirmed_changes, noise, factor)
     if judge and count_source:
         lines += confirmed_count_section(confirmed_counts)
     return "\n".join(lines) + "\n"
+
+
+def confirmed_noise_section(confirmed, noise, factor):
+    """How many of the confirmed changes the noise table lets through as candidates: what a
+    wider threshold (the table's margin) would cost in real changes."""
+    margin = (", each point's noise times %g" % noise.margin) if noise.margin != 1 else ""
+    within = sorted(max(c.ratio, 1.0 / c.ratio) for c in confirmed
+                    if not noise.beyond(c, factor))
+    sizes = (" (%.2f-%.2fx in the history, median %.2fx)"
+             % (within[0], within[-1], statistics.median(within)) if within else "")
+    return ["## The confirmed changes and the noise table", "",
+            "Over every pair above, %d confirmed changes; %d of them lie beyond their point's "
+            "noise (%s%s), the candidates `confirm --beyond-noise` measures; the other %d%s "
+            "lie within it." % (len(confirmed), len(confirmed) - len(within), noise.where(),
+                                margin, len(within), sizes), ""]
 
 
 def confirmed_count_section(confirmed_counts):

@@ -6,7 +6,11 @@ of one session. So the A/A recordings of one release (the same wheel, the same s
 several days) give each point its own noise: the widest ratio between any two of them, max /
 min. A release-to-release change within that is nothing this machine can tell from noise
 (`python -m mxbench changes` does not report it). Points with fewer than MIN_RECORDINGS
-recordings get the UNKNOWN_QUANTILE of the known points' noise.
+recordings get the UNKNOWN_QUANTILE of the known points' noise. A table may carry a margin
+(`--margin M`): a point's threshold is then its noise times M. The widest ratio among a few
+recordings understates the next day's (the machine's memory bandwidth, shared with the VM's
+neighbours, moves by a day's shift no table of one or two days has seen); `--held-out` with
+`--margin` tells which M holds pairs of days apart.
 
     python -m mxbench noise results-archive/amd-epyc-2cpu-24gb experiments/amd-epyc-2cpu-24gb-aa ...
         --release 1.9.1 --flavor cpu-mkldnn -o reports/noise/amd-epyc-2cpu-24gb.json
@@ -28,11 +32,12 @@ from collections import defaultdict
 import numpy as np
 
 from mxbench.core import project as project_model
-from mxbench.core.arguments import positive_factor
+from mxbench.core.arguments import margin_factor, positive_factor
 from mxbench.core.errors import UserError
 from mxbench.core.results import Store, measured
 
 MIN_RECORDINGS = 3
+MARGIN = 1.0  # a table without one: the threshold is the point's noise itself
 UNKNOWN_QUANTILE = 90
 NOISE_DIR = os.path.join(project_model.ROOT, "reports", "noise")
 
@@ -58,6 +63,10 @@ def setup_arguments(subparsers):
                              "apply reports/noise/MACHINE.json")
     parser.add_argument("--factor", type=positive_factor, default=1.2,
                         help="asv's change factor, with --held-out (default 1.2)")
+    parser.add_argument("--margin", type=margin_factor, default=MARGIN,
+                        help="a point's threshold is its noise times this (default 1), kept "
+                             "in the table; with --held-out, applied to the tables of the "
+                             "others")
     parser.add_argument("--held-out", action="store_true",
                         help="for every pair of recordings of different days: how many of its "
                              "timings pass the noise of a table built without it (needs %d "
@@ -132,7 +141,7 @@ def table_machine(machine_dirs, machine=None):
     return machine or os.path.basename(os.path.abspath(machine_dirs[0].rstrip("/")))
 
 
-def build(project, machine_dirs, release, flavor, command, machine=None):
+def build(project, machine_dirs, release, flavor, command, machine=None, margin=MARGIN):
     env_name = project.environment(flavor)
     values, recordings = collect(machine_dirs, project.commit(release), env_name, release)
     if len(recordings) < MIN_RECORDINGS:
@@ -144,7 +153,7 @@ def build(project, machine_dirs, release, flavor, command, machine=None):
     return {"machine": table_machine(machine_dirs, machine), "release": release,
             "flavor": flavor, "env_name": env_name, "command": command, "recordings": recordings,
             "days": sorted(set(r["day"] for r in recordings if r["day"])),
-            "min_recordings": MIN_RECORDINGS,
+            "min_recordings": MIN_RECORDINGS, "margin": margin,
             "unknown_noise": round(unknown, 4) if unknown else None,
             "median_noise": round(float(np.median(known)), 4) if known else None,
             "points": dict(sorted(noise.items()))}
@@ -159,12 +168,12 @@ def median_ratio(after, before):
     return float(np.median([after[n].value / before[n].value for n in common]))
 
 
-def held_out(project, machine_dirs, release, flavor, factor):
+def held_out(project, machine_dirs, release, flavor, factor, margin=MARGIN):
     """[row] for every pair of recordings made on different days: the pair compared by asv's
     rule (changes.compare), and its flagged timings judged against the noise table of the
     other recordings: as recorded, and with the day's machine divided out (the pair's ratios
     by the pair's median ratio; the table's recordings each by its median ratio to the
-    first)."""
+    first). `margin`: each table's, as a table built with it has."""
     from mxbench.reports.changes import compare
     read = read_recordings(machine_dirs, project.commit(release),
                            project.environment(flavor), release)
@@ -187,7 +196,8 @@ def held_out(project, machine_dirs, release, flavor, factor):
             table = point_noise(values_of([read[k] for k in rest],
                                           [table_scales[k] for k in rest]
                                           if table_scales else None))
-            judge = Noise({"points": table, "unknown_noise": unknown_noise(table)})
+            judge = Noise({"points": table, "unknown_noise": unknown_noise(table),
+                           "margin": margin})
             counts.append(sum(judge.beyond(c._replace(ratio=c.ratio / pair_shift), factor)
                               for c in flagged))
         rows.append({"a": read[i][0]["machine_dir"], "b": read[j][0]["machine_dir"],
@@ -199,7 +209,7 @@ def held_out(project, machine_dirs, release, flavor, factor):
     return rows
 
 
-def held_out_text(rows):
+def held_out_text(rows, margin=MARGIN):
     def share(n, row):
         return 100.0 * n / max(row["timings"], 1)
     lines = []
@@ -210,7 +220,8 @@ def held_out_text(rows):
                          row["day_b"], row["timings"], row["flagged"], row["beyond"],
                          share(row["beyond"], row), row["shift"], row["beyond_shifted"],
                          share(row["beyond_shifted"], row)))
-    for key, what in (("beyond", "beyond their noise"),
+    beyond = "beyond their noise" + (" x %g" % margin if margin != MARGIN else "")
+    for key, what in (("beyond", beyond),
                       ("beyond_shifted", "with the shift divided out")):
         shares = [share(row[key], row) for row in rows]
         lines.append("%d pairs of different days, %s: %.2f-%.2f%% of timings (median %.2f%%), "
@@ -226,20 +237,21 @@ def noise_command(args):
         if args.output:
             raise UserError("--held-out prints its pairs and writes no table; drop -o")
         print(held_out_text(held_out(project, args.recordings, args.release, args.flavor,
-                                     args.factor)))
+                                     args.factor, args.margin), args.margin))
         return 0
     command = "python -m mxbench noise " + " ".join(sys.argv[sys.argv.index("noise") + 1:]) \
         if "noise" in sys.argv else None
-    data = build(project, args.recordings, args.release, args.flavor, command, args.machine)
+    data = build(project, args.recordings, args.release, args.flavor, command, args.machine,
+                 args.margin)
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     if args.output:
         with open(args.output, "w") as fh:
             fh.write(text)
         print("wrote %s: machine %s, %d points with their noise from %d recordings on %d "
-              "day(s); median %.2fx, unknown points %.2fx" % (args.output, data["machine"],
-                                                len(data["points"]),
-                                                len(data["recordings"]), len(data["days"]),
-                                                data["median_noise"], data["unknown_noise"]))
+              "day(s); median %.2fx, unknown points %.2fx%s" % (
+                  args.output, data["machine"], len(data["points"]), len(data["recordings"]),
+                  len(data["days"]), data["median_noise"], data["unknown_noise"],
+                  "; thresholds: noise x %g" % args.margin if args.margin != MARGIN else ""))
     else:
         sys.stdout.write(text)
     return 0
@@ -306,6 +318,11 @@ class Noise(object):
         return "%s is the noise of machine %s, not of %s" % (self.where(), self.machine,
                                                              machine)
 
+    @property
+    def margin(self):
+        """A point's threshold is its noise times this (1 in a table without one)."""
+        return self.data.get("margin", MARGIN)
+
     def of(self, name):
         """(noise ratio, known?) of a point; (None, False) without a table."""
         entry = self.data["points"].get(name)
@@ -314,7 +331,8 @@ class Noise(object):
         return self.data.get("unknown_noise"), False
 
     def beyond(self, change, factor):
-        """Does the change pass both the factor and the point's own noise?"""
+        """Does the change pass both the factor and the point's own noise (times the table's
+        margin)?"""
         noise, _ = self.of(change.name)
-        threshold = max(factor, noise or 0)
+        threshold = max(factor, (noise or 0) * self.margin)
         return change.ratio >= threshold or change.ratio <= 1.0 / threshold
