@@ -242,6 +242,13 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
                                                project.env_name(FLAVOR))
                if p.name == "bench_operators.%s, 'cpu')" % point]
     assert [len(s) for s in samples] == [20], samples
+    # again: the point has its A/A rounds, so nothing is measured (and nothing replaced)
+    runs = len(store.conditions(project.machine))
+    again = project.mxbench(*aa)
+    assert again.returncode == 0 and "has a verdict" in again.stdout, again.stdout[-3000:]
+    assert " refuted " in [l for l in again.stdout.splitlines() if point in l][-1]
+    assert len(project_model.load(str(project.conf_path), str(kept)).store.conditions(
+        project.machine)) == runs
     assert confirmations.held_pairs(project_model.load(str(project.conf_path))) == [
         (BASE, HEAD)]
 

@@ -54,7 +54,8 @@ def setup_arguments(subparsers):
                              "have no verdict yet, so that runs of N resume one another)")
     parser.add_argument("--rerun", action="store_true",
                         help="measure again the candidates that have a verdict too (without "
-                             "it, a run measures only those not yet confirmed)")
+                             "it, a run measures only those not yet confirmed; with --aa, "
+                             "those the release's A/A runs have not measured)")
     parser.add_argument("--beyond-noise", action="store_true",
                         help="only candidates beyond their point's noise (the machine's table, "
                              "reports/noise/MACHINE.json)")
@@ -158,14 +159,22 @@ def cmd_confirm_aa(args):
         print("%s: no change flagged at %.2fx%s: nothing to confirm"
               % (label, args.factor, selection_text(args)))
         return 0
-    if not args.list:
+    # A point measured for another A/A pair of the release is not measured again (its
+    # rounds are the release against itself, whichever pair flagged it; --rerun does)
+    todo = changes if args.rerun else [
+        v.change for v in aa_verdicts(project, machine, release, args.flavor, changes,
+                                      args.factor) if v.state == UNCONFIRMED]
+    if not args.list and todo:
         # the release alone: odd rounds are side A, even rounds side B
         code = record(project, machine, args, aa_project(project, release), [release],
-                      [c.name for c in changes], 2 * args.rounds,
+                      [c.name for c in todo], 2 * args.rounds,
                       "%s: %s alone, %d rounds a side, interleaved"
                       % (label, release, args.rounds))
         if code not in (0, 2):
             return code
+    elif not args.list:
+        print("%s: every one of the %d candidate(s) has a verdict; --rerun measures them again"
+              % (label, len(changes)))
     results = aa_verdicts(project, machine, release, args.flavor, changes, args.factor)
     print_verdicts(results, name_a, name_b, args.flavor, label="A/A " + release,
                    note="every confirmed one is a false positive")
