@@ -326,6 +326,14 @@ def test_the_report_counts_the_confirmed_changes_within_the_tables_margin():
         assert "Over every pair above, 3 confirmed changes; " + text in report, report
         # the confirmed changes are listed whatever the margin
         assert all("`%s`" % n in report for n in names)
+    # the candidates waiting for a run: how many of them the table lets through
+    unjudged = markdown_report({FLAVOR: [("1.9.0", "1.9.1", changes)]}, "m", 1.2, 10,
+                               judge=lambda flavor, ra, rb, cs: [
+                                   confirmations.Verdict(c, confirmations.UNCONFIRMED, None,
+                                                         None, None) for c in cs],
+                               noise=noise)
+    assert "`--list` names them); 1 of them beyond their noise, which `--beyond-noise` " \
+        "takes." in unjudged, unjudged
 
 
 HELD_OUT = ["experiments/amd-epyc-2cpu-24gb-" + name

@@ -118,10 +118,15 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
             if counts[confirmations.UNCONFIRMED]:
                 # another results directory's candidates are read from it
                 where = "" if results_dir == "results" else "--results %s " % results_dir
+                waiting = [v.change for v in verdicts
+                           if v.state == confirmations.UNCONFIRMED]
+                beyond = sum(noise.beyond(c, factor) for c in waiting) if noise else 0
                 lines += ["Not yet confirmed: `python -m mxbench %sconfirm %s %s --flavor %s` "
                           "measures them (those without a verdict, largest first; `--limit N` "
-                          "a few at a time; `--list` names them)."
-                          % (where, ra, rb, flavor), ""]
+                          "a few at a time; `--list` names them)%s."
+                          % (where, ra, rb, flavor,
+                             "; %d of them beyond their noise, which `--beyond-noise` takes"
+                             % beyond if beyond else ""), ""]
             lines += confirmed_tables(verdicts, ra, rb, top, moves)
     if judge and noise:
         lines += confirmed_noise_section(confirmed_changes, noise, factor)
