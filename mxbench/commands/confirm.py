@@ -11,6 +11,11 @@ its 95 % interval (bootstrap of the medians) lies beyond 1; **refuted** otherwis
 confirmed** while no confirmation measured it. The Pinpoint pattern (Chromium): re-run both
 sides of an alert on one device before anyone acts on it.
 
+A run measures only the candidates without a verdict (as `mxbench run` measures only what is
+not recorded; `--rerun` measures them again), so runs of `--limit N` resume one another;
+`mxbench confirm --history` goes through every consecutive pair that `changes releases`
+compares.
+
 `mxbench confirm RELEASE --aa NAME_A NAME_B` runs the same path on an A/A pair: the changes
 that two recordings of one release (recorded as NAME_A and NAME_B) flag, measured again with
 the release against itself (odd rounds against even rounds, results-confirmations/aa-RELEASE/).
