@@ -45,7 +45,7 @@ FULL = os.environ.get("MXBENCH_SMOKE_FULL", "") not in ("", "0")
 # In strict mode the only skip that is not ours to fix: no GPU. (A missing operator or Gluon
 # class is a skip on old releases, but on the release the catalogue is written for, a typo.)
 # catalogue_registry entries of one release or build only: since/until, and the opt-in
-# int64 large-tensor entries (builds with INT64_TENSOR_SIZE); catalogue_np.KNOWN_CRASHES.
+# int64 large-tensor entries (builds with INT64_TENSOR_SIZE); catalogue/known_crashes.jsonl.
 ALLOWED_SKIPS = ("no GPU visible", "arrived in mxnet", "was removed in mxnet",
                  "int64 large-tensor entry", "crashes the process in mxnet",
                  "this CPU has no AVX-512, which oneDNN's bfloat16 kernels need")
@@ -286,11 +286,11 @@ def test_an_np_entry_runs_when_asv_sets_it_up_again_between_samples():
 
 def test_a_known_crash_skips_only_the_shape_classes_it_names():
     """npx.image.random_color_jitter segfaults on 256x256x3 (medium) within ten calls on
-    1.9.x: that point skips with the reason; the small one runs."""
-    crash = C.np_interface.KNOWN_CRASHES["npx_image_random_color_jitter"]
+    1.9.x (known_crashes.jsonl): that point skips with the reason; the small one runs."""
+    from benchmarks.catalogue import crashes
     op = C.by_class_name()["npx_image_random_color_jitter"]
-    if H.release_tuple() < crash[0]:
-        pytest.skip("mxnet %s is older than the crash" % H.mx.__version__)
+    if not crashes.known_crash(op.class_name, H.mx.__version__, "medium"):
+        pytest.skip("no known crash of mxnet %s here" % H.mx.__version__)
     with pytest.raises(NotImplementedError, match="segmentation fault"):
         H.build_operator_call(op, "medium", "float32", H.mx.cpu())
     H.build_operator_call(op, "small", "float32", H.mx.cpu()).forward()

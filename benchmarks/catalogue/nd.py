@@ -519,9 +519,10 @@ ACTIVATIONS = [
              kwargs={"act_type": "prelu"}, variant="prelu",
              note="learned slope per channel, passed by keyword (positional in 1.0 is act_type)"),
     Operator("LeakyReLU", "nn-activation", elementwise(), kwargs={"act_type": "rrelu"},
-             variant="rrelu", backward=False,
-             note="random slopes in training, their mean in inference; forward only: its "
-                  "backward under autograd kills the process (segfault, mxnet 1.9.1 CPU)"),
+             variant="rrelu",
+             note="random slopes in training, their mean in inference; its backward under "
+                  "autograd kills the process on 1.8-1.9.1 (known_crashes.jsonl: a skip "
+                  "there, measured where it runs)"),
     Operator("hard_sigmoid", "nn-activation", elementwise()),
     Operator("softmax", "nn-activation", reduction(axis=-1), dtypes=FLOAT32_64, version=2),
     Operator("log_softmax", "nn-activation", reduction(("small", "medium", "tall"), axis=-1)),

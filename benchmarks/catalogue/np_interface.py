@@ -696,24 +696,3 @@ PROFILER_UNSEEN = {
     "npx_while_loop": ("_npx_while_loop",),
     "npx_cond": ("_npx_cond",),
 }
-
-# Entries whose call kills the process (segfault) on a release: skipped there with the reason.
-# class name -> (first release affected, what happens[, the shape classes affected: all if none])
-# (2.0.0b1's mx.np.linalg.pinv segfaults only with its default rtol=None: np_linalg_pinv
-# passes rcond, renamed rtol there.)
-KNOWN_CRASHES = {
-    # 256x256x3 float32: a segmentation fault within the first ten calls on 1.9.1, in a plain
-    # loop as under asv; 16x16x3 runs thousands of calls.
-    "npx_image_random_color_jitter": ((1, 9, 0), "segmentation fault after a few calls",
-                                      ("medium",)),
-}
-
-
-def known_crash(class_name, release, shape_class):
-    """What happens when the entry's point crashes the process on this release (a version
-    tuple, e.g. (1, 9, 1)), or None: the harness skips it with this reason, and mxbench's
-    run summary counts it as a known MXNet bug, not retried."""
-    crash = KNOWN_CRASHES.get(class_name)
-    if crash and tuple(release) >= crash[0] and (len(crash) < 3 or shape_class in crash[2]):
-        return crash[1]
-    return None

@@ -19,10 +19,11 @@ from .calls import (PREPARE, NUMPY_SINCE, OperatorCall, SymbolCall, _parameters,
 from .environment import (BFLOAT16, BUILD_MARKER, HARNESS_VERSION, IMPORT_PID,  # noqa: F401
                           NO_BUILD_ACTION, SEED, VARIANT, VARIANTS_FILE, _IMPORT_ERROR,
                           _first_line, apply_variant, autograd, build_status, check_release,
-                          context, gpu_architecture_problem, gpu_compute_capability,
+                          context, crashing_methods, gpu_architecture_problem,
+                          gpu_compute_capability,
                           gpu_probe, heads, mx, numpy_semantics, one_line, operator_function,
                           operator_name, release_tuple, require_mxnet, set_malloc_option, skip,
-                          sync)
+                          SkippingCall, skip_known_crash, skip_method, sync)
 from .inputs import (INPUT_CACHE_FORMAT, RUN_MEMORY_MULTIPLE, _values, build_call,  # noqa: F401
                      build_inputs, build_tensor, cached_draws, drawn, given_array,
                      infer_shapes, input_cache_dir, itemsize, memory_needed, numpy_interface,

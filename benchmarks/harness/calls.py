@@ -6,7 +6,6 @@ Runs inside benchmark environments: Python 3.7 syntax, mxnet only through enviro
 import os
 import re
 
-from ..catalogue.np_interface import known_crash
 from .environment import (IMPORT_PID, _rejected, autograd, check_release, heads, mx,
                           numpy_semantics, release_tuple, sync)
 from .inputs import build_call, build_tensor, seed_everything
@@ -192,15 +191,11 @@ def _parameters(fn):
     return set(p.name for p in params)
 
 
-def build_numpy_call(op, case, dtype, ctx, overrides=None, arrays=None, shape=None):
+def build_numpy_call(op, case, dtype, ctx, overrides=None, arrays=None):
     """An np/npx entry's call: mx.np arrays from the same seeded values as the mx.nd path,
     numpy semantics on, and gradients through autograd as for mx.nd."""
     check_release(op)  # MXNet 2.0's new functions: a skip with the reason before 2.0
     fn = numpy_function(op)
-    crash = known_crash(op.class_name, release_tuple(), shape)
-    if crash:
-        raise NotImplementedError("crashes the process in mxnet %s: %s"
-                                  % (mx.__version__, crash))
     numpy_semantics(True)
     args, kwargs, grads = build_call(case, dtype, ctx, op.kwargs, arrays, numpy_arrays=True)
     accepted = _parameters(fn)

@@ -10,6 +10,8 @@ import os
 import re
 import sys
 
+from ..catalogue import crashes
+
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VARIANTS_FILE = os.path.join(ROOT, "env_matrix", "variants.json")
@@ -295,6 +297,45 @@ def one_line(exc):
 
 
 _first_line = one_line  # the name tests/test_smoke.py uses
+
+
+def skip_known_crash(op, shape):
+    """A point that crashes the process on this release and CPU kind (the catalogue's
+    known_crashes.jsonl, whole-point rows): a skip with the reason, before any call."""
+    row = crashes.known_crash(op.class_name, mx.__version__, shape)
+    if row:
+        raise NotImplementedError(crashes.reason(row, mx.__version__))
+
+
+def crashing_methods(op, shape):
+    """{method: the skip's reason} of the benchmark methods that crash at this point on this
+    release and CPU kind (rows of one method: the entry's other methods run)."""
+    return dict((method, crashes.reason(row, mx.__version__)) for method, row
+                in crashes.crashing_methods(op.class_name, mx.__version__, shape).items())
+
+
+class SkippingCall(object):
+    """A prepared call whose crashing benchmark methods skip with the reason: only such
+    points carry it, so no other point's timed call pays for the check."""
+    CALLS = {"time_forward": "forward", "time_forward_backward": "forward_backward"}
+
+    def __init__(self, call, reasons):
+        for method, attribute in self.CALLS.items():
+            if method in reasons:
+                setattr(self, attribute, lambda reason=reasons[method]: skip_method(reason))
+            else:
+                setattr(self, attribute, getattr(call, attribute, None))
+
+
+def skip_method(reason):
+    """Skip the running benchmark method (setup ran; asv: n/a) with the reason: asv_runner's
+    own skip inside asv, NotImplementedError elsewhere (the smoke tests, ad-hoc runs)."""
+    try:
+        from asv_runner.benchmarks.mark import SkipNotImplemented
+    except ImportError:
+        raise NotImplementedError(reason)
+    sys.stderr.write("skipped: %s\n" % reason)
+    raise SkipNotImplemented(reason)
 
 
 def _release(text):

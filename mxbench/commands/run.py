@@ -5,6 +5,9 @@ import tempfile
 
 from tabulate import tabulate
 
+from benchmarks.catalogue import crashes as known_crashes
+
+from mxbench.asvrun import crashes
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import results
 from mxbench.core.arguments import allow_busy_argument
@@ -144,9 +147,30 @@ def run_releases(project, machine, releases, envs, args, asv_extra, devices):
               % (selection, ", ".join(group), where, len(names)), flush=True)
         if names:
             extra = (["--quick"] if args.quick else []) + list(asv_extra)
-            code = max(code, record_points(project, machine, group, group_envs, names, extra,
-                                           allow_busy=args.allow_busy))
+            recorded = record_points(project, machine, group, group_envs, names, extra,
+                                     allow_busy=args.allow_busy)
+            if recorded == ASV_FAILURES:
+                recorded = sort_out_failures(project, machine, group, group_envs, names, extra)
+            code = max(code, recorded)
     return code
+
+
+ASV_FAILURES = 2  # asv run's exit status when a benchmark failed
+
+
+def sort_out_failures(project, machine, releases, envs, names, asv_extra):
+    """After an asv run with failures: each failed point run again alone (crashes.py). 0
+    when every one was MXNet's crash (recorded as such: data about the release on this CPU,
+    not a failure of the command), else asv's status."""
+    flavor_of = dict((env, flavor) for flavor, env in project.environment_names().items())
+    crashed, failed = [], []
+    for release in releases:
+        for env in envs:
+            c, f = crashes.sort_out_failures(project, machine, release,
+                                             flavor_of.get(env, env), env, names, asv_extra)
+            crashed += c
+            failed += f
+    return 0 if crashed and not failed else ASV_FAILURES
 
 
 def run_groups(releases, envs, names_to_measure):
@@ -229,16 +253,20 @@ def print_summary(project, machine, releases, flavors, variants):
                 label = "" if len(variants) == 1 else variant + ": "
                 if os.path.exists(path):
                     counts = results.point_counts(path)
-                    skips = point_selection.known_bug_skips(
+                    known = point_selection.known_bug_points(
                         store, machine, project.commit(release),
                         project.environment(flavor, variant), release,
                         [project.matrix.flavor(flavor).device])
-                    for point, bug in skips:
-                        bugs.setdefault((point.name, bug), []).append(release)
-                    counts.update(bugs=len(skips), skipped=counts["skipped"] - len(skips))
+                    for point, row_ in known:
+                        key = (point.name, flavor, row_["what"],
+                               known_crashes.cpu_text(row_.get("cpu")))
+                        bugs.setdefault(key, []).append(release)
+                    crashed = sum(1 for point, _ in known if point.value is None)
+                    counts.update(bugs=len(known), failed=counts["failed"] - crashed,
+                                  skipped=counts["skipped"] - (len(known) - crashed))
                     cells.append(label + "%(measured)d measured, %(failed)d failed, %(bugs)d "
-                                 "skipped for a known MXNet bug, %(skipped)d n/a (skipped "
-                                 "or not run)" % counts)
+                                 "MXNet crash(es), %(skipped)d n/a (skipped or not run)"
+                                 % counts)
                 else:
                     cells.append(label + "not recorded")
             row.append("; ".join(cells))
@@ -247,11 +275,12 @@ def print_summary(project, machine, releases, flavors, variants):
     where = store.machine_dir(machine) if where.startswith("..") else where
     print("\nsummary: result files of machine %s in %s/ (points in each file)" % (machine, where))
     print(tabulate(rows, headers=["release"] + flavors))
-    if bugs:  # skips, not failures: they do not fail the run and are not run again
-        print("skipped for a known MXNet bug (benchmarks/catalogue/np_interface.py):")
-        for (name, bug), where in sorted(bugs.items()):
-            print("  %s on %s: %s" % (name, ", ".join(sorted(set(where), key=releases.index)),
-                                      bug))
+    if bugs:  # MXNet's, not the suite's: they do not fail the run and are not run again
+        print("MXNet crashes: the process dies on these points of these releases on this CPU "
+              "kind (%s; not run again):" % known_crashes.crashes_file_label())
+        for (name, flavor, what, cpu), where in sorted(bugs.items()):
+            print("  %s on %s (%s, %s): %s" % (
+                name, ", ".join(sorted(set(where), key=releases.index)), flavor, cpu, what))
     order = project.matrix.releases()
     ordered = sorted(releases, key=order.index)
     if len(ordered) >= 2:

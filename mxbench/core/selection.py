@@ -11,6 +11,7 @@ import pkgutil
 import re
 
 from mxbench.core import results
+from mxbench.core.errors import UserError
 
 SELECTIONS = ("short", "long")
 DEFAULT_SELECTION = "short"
@@ -141,33 +142,35 @@ def count_points(benchmarks, selection, devices=None):
     return sum(len(selected_points(b, selection, devices)) for b in benchmarks)
 
 
-def release_tuple(release):
-    """A release as the harness compares MXNet versions: '1.9.1' -> (1, 9, 1)."""
-    return tuple(int(n) for n in re.findall(r"\d+", release)[:3])
-
-
-def known_bug(point, param_names, release, devices):
-    """The MXNet bug (the catalogue's known crashes: benchmarks/catalogue/np_interface.py)
-    for which a point of this release skips on these devices, or None. point: a
+def known_bug(point, param_names, release, devices, cpu=None, rows=None):
+    """The known MXNet crash (benchmarks/catalogue/known_crashes.jsonl: a row) of a point
+    of this release on this CPU kind (cpu: this host's when None), or None. point: a
     results.Point; param_names: its benchmark's parameter names. (A GPU point of a CPU
     flavor skips for want of a GPU, whatever the bug.)"""
-    from benchmarks.catalogue.np_interface import known_crash
+    from benchmarks.catalogue import crashes
     parts = point.benchmark.split(".")
     values = dict((name, value.strip("'\"")) for name, value
                   in zip(param_names or (), point.params))
     if len(parts) != 3 or values.get("device", devices[0]) not in devices:
         return None
-    return known_crash(parts[1], release_tuple(release), values.get("shape"))
+    return crashes.known_crash(parts[1], release, values.get("shape"), parts[2], cpu, rows,
+                               module=parts[0])
 
 
-def known_bug_skips(store, machine, commit, env_name, release, devices):
-    """[(Point, the bug)] of the points of one result file skipped for a known MXNet bug."""
+def known_bug_points(store, machine, commit, env_name, release, devices):
+    """[(Point, row)] of the points of one result file that are not measured (failed: the
+    crash itself; skipped: the harness's skip) for a known MXNet crash on this CPU kind."""
+    from benchmarks.catalogue import crashes
     info = store.benchmark_info()
+    try:
+        rows, cpu = crashes.read_rows(), crashes.cpu_kind()
+    except crashes.CrashDataError as exc:
+        raise UserError(str(exc))
     found = []
     for point in store.points(machine, commit, env_name):
-        if results.skipped(point.value):
+        if not results.measured(point.value):
             bug = known_bug(point, info.get(point.benchmark, {}).get("param_names"), release,
-                            devices)
+                            devices, cpu, rows)
             if bug:
                 found.append((point, bug))
     return found
@@ -175,11 +178,12 @@ def known_bug_skips(store, machine, commit, env_name, release, devices):
 
 def measured_points(store, machine, commit, env_name, release=None, devices=("cpu",)):
     """{point name: benchmark version} of the points measured in one result file, and, with
-    the file's release, of those skipped for a known MXNet bug (run again, they skip again)."""
+    the file's release, of those that crashed or skipped for a known MXNet crash (run again,
+    they crash or skip again)."""
     done = dict((p.name, p.version) for p in store.points(machine, commit, env_name)
                 if results.measured(p.value))
     if release is not None:
-        done.update((p.name, p.version) for p, _ in known_bug_skips(
+        done.update((p.name, p.version) for p, _ in known_bug_points(
             store, machine, commit, env_name, release, devices))
     return done
 
@@ -188,8 +192,8 @@ def to_measure(benchmarks, selection, devices, store, machine, commit, env_names
                release=None):
     """The selection's point names that a run of `commit` (`release`) must measure in these
     environments: the ones not measured yet (never run, failed, or skipped: a skip costs
-    a fork, and may have been a failure's reason that is gone; but not a skip for a known
-    MXNet bug of the release) under the benchmark's current version; every one with rerun."""
+    a fork, and may have been a failure's reason that is gone; but not a point of a known
+    MXNet crash of the release on this CPU kind) under the benchmark's current version; every one with rerun."""
     wanted = [(b, point_name(b, p)) for b in benchmarks
               for p in selected_points(b, selection, devices)]
     if rerun:
