@@ -35,6 +35,7 @@ import sys
 
 from env_matrix.matrix import MatrixError
 
+from mxbench.asvrun import conditions
 from mxbench.asvrun import runner as asvtools
 from mxbench.commands import (check, ci_matrix, compare, confirm, find, matrix, merge, run,
                               selection, setup)
@@ -62,6 +63,9 @@ def add_common_options(parser, top_level):
                         help="asv machine name (default: from the hardware)")
     parser.add_argument("--results", metavar="DIR", default=default,
                         help="results directory instead of the config's (e.g. experiments)")
+    parser.add_argument("--other-cpu", action="store_true", default=default,
+                        help="record into (or merge into) a machine whose recordings were "
+                             "made on another CPU kind, with a warning (refused otherwise)")
 
 
 def command_parsers(parser):
@@ -103,6 +107,8 @@ def terminate(signum, frame):
 
 def main(argv=None):
     args = parse(argv)
+    if getattr(args, "other_cpu", None):  # read where a recording or a merge checks the CPU
+        os.environ[conditions.OTHER_CPU_ENV] = "1"
     signal.signal(signal.SIGINT, signal.default_int_handler)  # KeyboardInterrupt from here on
     signal.signal(signal.SIGTERM, terminate)  # like Ctrl-C: one line, exit 143, nothing lost
     try:

@@ -214,12 +214,63 @@ def slowdown(before, after):
 
 
 # --- the hardware -------------------------------------------------------------------------------
+# /proc/cpuinfo is read from this file instead when it is set: a test of another CPU kind
+# (the harness's known crashes read the same variable)
+CPUINFO_ENV = "MXBENCH_CPUINFO_FILE"
+OTHER_CPU_ENV = "MXBENCH_OTHER_CPU"
+
+
 def read_cpuinfo():
     try:
-        with open("/proc/cpuinfo") as fh:
+        with open(os.environ.get(CPUINFO_ENV) or "/proc/cpuinfo") as fh:
             return fh.read()
     except OSError:
         return ""
+
+
+def cpu_kind(identity):
+    """(vendor, family, model) of a cpu_identity: what a CPU kind is here (a history, a
+    known crash and a verdict belong to one); None when unknown."""
+    kind = tuple((identity or {}).get(k) for k in ("vendor", "family", "model"))
+    return kind if all(kind) else None
+
+
+def cpu_kind_text(kind):
+    """'AuthenticAMD family 25 model 17'."""
+    return "%s family %s model %s" % kind if kind else "an unrecorded CPU"
+
+
+def recorded_cpu_kinds(store, machine, commit=None, env_name=None):
+    """The CPU kinds (sorted) that the recordings of a machine (of one result file, with
+    commit and env_name) were made on, as their conditions log says; [] before the log
+    named CPUs. Every recording counts, a few re-recorded points (--bench) too."""
+    entries = store.conditions(machine, commit, env_name)
+    return sorted(set(k for k in (cpu_kind(e.get("cpu")) for e in entries) if k))
+
+
+def recordings_note(store, machine, sides):
+    """What a report that sets recordings side by side must say of them: two CPU kinds, or a
+    busy recording, among every recording that measured each side (a few points re-recorded
+    with --bench included: they replaced timings of the record). sides: [(label, commit,
+    env_name)]. '' when neither."""
+    kinds, busy = {}, []
+    for label, commit, env_name in sides:
+        entries = store.conditions(machine, commit, env_name)
+        kinds[label] = sorted(set(k for k in (cpu_kind(e.get("cpu")) for e in entries) if k))
+        if any(e.get("busy") for e in entries):
+            busy.append(label)
+    parts = []
+    if len(set(k for found in kinds.values() for k in found)) > 1:
+        parts.append("recorded on two kinds of CPU: %s" % " against ".join(
+            "%s on %s" % (label, " and ".join(map(cpu_kind_text, found)) or "an unrecorded CPU")
+            for label, found in kinds.items()))
+    if busy:
+        parts.append("recorded on a busy machine: %s" % ", ".join(busy))
+    return "; ".join(parts)
+
+
+def allow_other_cpu_from_env():
+    return os.environ.get(OTHER_CPU_ENV, "") not in ("", "0")
 
 
 def cpu_identity(cpuinfo=None):

@@ -72,26 +72,55 @@ def config_copy(config, path, **changes):
 
 
 # --- the machine -------------------------------------------------------------------------------
-def machine_name(cpuinfo=None):
-    """A stable name for this kind of machine: CPU model, CPU count and memory, and
-    `-avx512` where the CPU has AVX-512 (cpu_identity: a model name alone named two kinds of
-    host here; the name of an AVX2 host is what it always was).
+def machine_name(cpuinfo=None, store=None):
+    """A stable name for this kind of machine: the CPU's model name, its kind (vendor,
+    family, model: `f25m17`), `-avx512` where it has AVX-512, the CPU count and the memory.
 
     asv defaults to the host name, which differs on every cloud VM; results from identical
-    machines should land in one history, and different hardware in different ones.
+    machines should land in one history, and different hardware in different ones. A cloud
+    VM's model name can be only the product line ("AMD EPYC" named three kinds of host here,
+    1.4-2x apart), so the kind is in the name. A history recorded before that under the
+    name without it (results/amd-epyc-avx512-2cpu-24gb) keeps its name on its own CPU kind.
+    store: where such a history is looked for (default: the checkout's results/).
     """
     text = conditions.read_cpuinfo() if cpuinfo is None else cpuinfo
+    identity = conditions.cpu_identity(text)
+    kind = conditions.cpu_kind(identity)
+    legacy = _legacy_machine_name(text, identity)
+    if kind is None:
+        return legacy
+    if store is None:
+        store = results.Store(os.path.join(ROOT, "results"))
+    if conditions.recorded_cpu_kinds(store, legacy) == [kind]:
+        return legacy
+    found = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
+    model = re.sub(r"\((r|tm)\)", " ", found.group(1) if found else "cpu", flags=re.I)
+    slug = _slug(model) or "cpu"
+    return "%s-f%sm%s%s-%dcpu-%dgb" % (slug, kind[1], kind[2],
+                                       "-avx512" if identity.get("vector") == "avx512" else "",
+                                       os.cpu_count() or 1, _ram_gb())
+
+
+def _slug(text):
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return re.sub(r"-?(\(r\)|\(tm\)|cpu|processor)", "", slug).strip("-")
+
+
+def _ram_gb():
+    try:
+        return round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
+    except (ValueError, OSError):
+        return 0
+
+
+def _legacy_machine_name(text, identity):
+    """The name before the CPU kind was part of it: model name, -avx512, CPUs, memory."""
     found = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
     model = found.group(1) if found else (platform.processor() or platform.machine())
-    slug = re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
-    slug = re.sub(r"-?(\(r\)|\(tm\)|cpu|processor)", "", slug).strip("-") or "cpu"
-    if conditions.cpu_identity(text).get("vector") == "avx512":
+    slug = _slug(model) or "cpu"
+    if identity.get("vector") == "avx512":
         slug += "-avx512"
-    try:
-        ram_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
-    except (ValueError, OSError):
-        ram_gb = 0
-    return "%s-%dcpu-%dgb" % (slug, os.cpu_count() or 1, ram_gb)
+    return "%s-%dcpu-%dgb" % (slug, os.cpu_count() or 1, _ram_gb())
 
 
 def reading_machine(store, requested, wanted=None, what="results"):
@@ -100,7 +129,7 @@ def reading_machine(store, requested, wanted=None, what="results"):
     if requested:
         return requested
     having = [m for m in store.machines() if wanted is None or wanted(m)]
-    here = machine_name()
+    here = machine_name(store=store)
     if here in having or not having:
         return here
     if len(having) > 1:
@@ -127,7 +156,7 @@ def same_hardware(recorded, host):
         return True
 
 
-def ensure_machine(name=None):
+def ensure_machine(name=None, store=None):
     """Record this host in ~/.asv-machine.json without questions; returns the name used.
 
     The default name (machine_name()) is also stored under the host name, which is the key
@@ -135,7 +164,7 @@ def ensure_machine(name=None):
     --machine) never leaves plain `asv run`/`asv find` without a machine.
     """
     from asv.machine import MachineCollection
-    default = machine_name()
+    default = machine_name(store=store)
     host = this_host()
     for key, machine in ((default, default), (host["machine"], default), (name, name)):
         if key:
@@ -144,11 +173,14 @@ def ensure_machine(name=None):
 
 
 def require_machine_is_this_host(store, machine):
-    """A machine name recorded in results/ by other hardware is not recorded over."""
+    """A machine name recorded in results/ by other hardware is not recorded over; nor one
+    whose recordings were made on another CPU kind (unless MXBENCH_OTHER_CPU / --other-cpu:
+    then it says so, and the conditions log keeps this CPU)."""
     try:
         recorded = store.machine_info(machine)
     except results.ResultFileError as exc:
         raise results.ResultsProblem([exc])
+    require_same_cpu_kind(store, machine)
     host = this_host()
     if recorded and not same_hardware(recorded, host):
         raise MatrixError(
@@ -157,6 +189,27 @@ def require_machine_is_this_host(store, machine):
             "give a new one)." % (os.path.basename(store.results_dir), machine,
                                   recorded.get("cpu"), recorded.get("num_cpu"),
                                   host.get("cpu"), host.get("num_cpu")))
+
+
+def require_same_cpu_kind(store, machine, what="recording"):
+    """UserError when `machine`'s recordings in `store` were made on another CPU kind than
+    this host's (a warning when allowed): one kind's timings never join another's history
+    without a word."""
+    here = conditions.cpu_kind(conditions.cpu_identity())
+    kinds = conditions.recorded_cpu_kinds(store, machine)
+    others = [k for k in kinds if k != here]
+    if not here or not others:
+        return
+    text = ("%s/%s was recorded on %s; this host is %s" % (
+        os.path.basename(store.results_dir.rstrip(os.sep)), machine,
+        " and ".join(conditions.cpu_kind_text(k) for k in kinds), conditions.cpu_kind_text(here)))
+    if conditions.allow_other_cpu_from_env():
+        print("warning: %s: %s adds this CPU's timings to that history (--other-cpu)"
+              % (text, what), file=sys.stderr, flush=True)
+        return
+    raise UserError("%s, a history of another CPU kind: record under this host's own name "
+                    "(the default: %s), or add --other-cpu to mix them knowingly"
+                    % (text, machine_name(store=store)))
 
 
 # --- running asv -------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 import os
 import tempfile
 
+from mxbench.asvrun import conditions
 from mxbench.asvrun import runner as asvtools
 from mxbench.core.arguments import positive_factor
 
@@ -54,6 +55,10 @@ def compare_releases(args, config):
         machine = compare_machine(project, args.machine, commits, env_name)
         project.store.require_valid(machine, commits)
         print("%s: results of machine %s" % (flavor, machine), flush=True)
+        mixed = conditions.recordings_note(project.store, machine, [
+            (r, c, env_name) for r, c in zip((args.base, args.head), commits)])
+        if mixed:
+            print("note: %s: not only MXNet differs here" % mixed, flush=True)
         asv_args = ["compare", "--machine", machine, "-E", env_name, "--factor", str(args.factor)]
         if args.only_changed:
             asv_args.append("--only-changed")

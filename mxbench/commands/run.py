@@ -102,7 +102,7 @@ def run_flavors(project, args, flavors):
         project.matrix.check_release(release)
     print_plan(project, releases, flavors)
     project.ensure_ladder()
-    machine = asvtools.ensure_machine(args.machine)
+    machine = asvtools.ensure_machine(args.machine, project.store)
     variants = args.variant or project.variants
     # One asv run per set of releases that have a build: an environment is never run on a
     # release it has no wheel for (its benchmarks could only skip, minutes for nothing).

@@ -11,6 +11,6 @@ def setup_arguments(subparsers):
 def cmd_setup(args):
     head, changed = args.project.ensure_ladder()
     print("ladder: %s (head %s)" % ("written" if changed else "up to date", head[:8]))
-    name = asvtools.ensure_machine(args.machine)
+    name = asvtools.ensure_machine(args.machine, args.project.store)
     print("asv machine: %s" % name)
     return 0

@@ -776,7 +776,7 @@ def records_conditions_note(project, machine, report, results_dir="results"):
 def machine_note(project, machine):
     """machine_note() for markdown_report: the machine's speed (reference workloads) and load
     at the two recordings, where both recorded them (mxbench/asvrun/conditions.py)."""
-    from mxbench.asvrun.conditions import REFERENCE, slowdown
+    from mxbench.asvrun.conditions import REFERENCE, recordings_note, slowdown
     environments = project.environment_names()
 
     def latest(release, flavor):
@@ -785,27 +785,18 @@ def machine_note(project, machine):
 
     def note(flavor, ra, rb):
         a, b = latest(ra, flavor), latest(rb, flavor)
+        # every recording of either side (a few re-recorded points too): its CPU, its load
+        mixed = recordings_note(project.store, machine, [
+            (r, project.commit(r), environments[flavor]) for r in (ra, rb)])
         if not (a and b):
-            return None
+            return "**%s**." % mixed if mixed else None
         ratios = slowdown(a.get("reference_before"), b.get("reference_before"))
-        busy = [r for r, e in ((ra, a), (rb, b)) if e.get("busy")]
-        cpus = [e.get("cpu") for e in (a, b)]
-        other_cpu = all(cpus) and cpus[0] != cpus[1]
         return ("Machine at the two recordings: reference workloads %s (new / old time; "
-                "> 1: the machine itself was slower)%s%s."
+                "> 1: the machine itself was slower)%s."
                 % (", ".join("%s %.2fx" % (REFERENCE[k][0].split(",")[0], v)
                              for k, v in sorted(ratios.items())) or "not measured",
-                   "; **recorded on a busy machine: %s**" % ", ".join(busy) if busy else "",
-                   "; **recorded on two kinds of CPU: %s**" % " against ".join(
-                       "%s %s" % (r, cpu_text(c)) for r, c in zip((ra, rb), cpus))
-                   if other_cpu else ""))
+                   "; **%s**" % mixed if mixed else ""))
     return note
-
-
-def cpu_text(cpu):
-    """'AuthenticAMD family 25 model 17 stepping 1, avx512': a conditions entry's cpu."""
-    return "%s family %s model %s stepping %s, %s" % tuple(
-        cpu.get(k) for k in ("vendor", "family", "model", "stepping", "vector"))
 
 
 def whole_selection(command):
@@ -845,12 +836,17 @@ def between_command(args):
     counts = count_changes(*side_points_by_name(project, machine, a, b))
     summary = change_counts(changes)
     note = boundary(a, b)
+    from mxbench.asvrun.conditions import recordings_note
+    mixed = recordings_note(project.store, machine, [
+        (side_label(s), project.commit(s.release), s.env_name) for s in (a, b)])
     lines = ["%s → %s, machine %s, at factor %.2f: %d points measured on both, %d slower, "
              "%d faster, median ratio %s" % (side_label(a), side_label(b), machine, args.factor,
                                   summary["points"], summary["slower"], summary["faster"],
                                   ratio_text(summary["median_ratio"]))]
     if note:
         lines.append("Not only MXNet differs here: %s." % note)
+    if mixed:
+        lines.append("Not only MXNet differs here: %s." % mixed)
     lines += count_summary(changes, counts)
     lines.append("")
     lines += top_tables(changes, a.release, b.release, args.top, counts)

@@ -31,6 +31,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from mxbench.asvrun import conditions
 from mxbench.core import project as project_model
 from mxbench.core.arguments import margin_factor, positive_factor
 from mxbench.core.errors import UserError
@@ -87,7 +88,7 @@ def recording_days(points):
 def read_recordings(machine_dirs, commit, env_name, release):
     """[(recording description, [measured timing Point])] of each machine directory's
     recording of (commit, env_name)."""
-    read = []
+    read, kinds = [], set()
     for path in machine_dirs:
         path = os.path.abspath(path.rstrip("/"))
         store, machine = Store(os.path.dirname(path)), os.path.basename(path)
@@ -96,9 +97,23 @@ def read_recordings(machine_dirs, commit, env_name, release):
         if not points:
             raise UserError("%s: no measured timing of %s in environment %s"
                             % (path, release, env_name))
+        kinds.update(conditions.recorded_cpu_kinds(store, machine, commit, env_name))
         read.append(({"machine_dir": os.path.relpath(path, project_model.ROOT),
                       "day": recording_days(points), "timings": len(points)}, points))
+    require_one_cpu_kind(kinds)
     return read
+
+
+def require_one_cpu_kind(kinds):
+    """Noise is a CPU kind's: recordings of two kinds would read the kinds' difference as
+    noise (UserError, unless --other-cpu)."""
+    if len(kinds) > 1:
+        text = "the recordings were made on %s" % " and ".join(
+            conditions.cpu_kind_text(k) for k in sorted(kinds))
+        if not conditions.allow_other_cpu_from_env():
+            raise UserError("%s: a noise table is one CPU kind's (add --other-cpu to mix "
+                            "them knowingly)" % text)
+        print("warning: %s (--other-cpu)" % text, file=sys.stderr, flush=True)
 
 
 def values_of(read, scales=None):
