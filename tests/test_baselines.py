@@ -99,6 +99,58 @@ def test_a_transposed_layout_is_caught(monkeypatch):
     assert B.disagreement(op, "small", "float32", "numpy") is not None
 
 
+def test_the_gradient_rule():
+    """A gradient the counterpart does not compute (None: its output is an integer tensor)
+    agrees with an MXNet gradient of zeros and with nothing else; cast compares gradients
+    except to int32 (MXNet passes the head gradient through, torch's integers have none)."""
+    import numpy as np
+    assert B.gradient_problem(np.zeros((2, 3)), None, "float32", "torch") is None
+    assert B.gradient_problem(np.ones((2, 3)), None, "float32", "torch") == \
+        "none in torch, MXNet's is not zero"
+    assert B.gradient_problem(np.ones(3), np.ones(3), "float32", "torch") is None
+    assert "differs" in B.gradient_problem(np.ones(3), np.zeros(3), "float32", "torch")
+    cast = B.COUNTERPARTS["cast"]["torch"]
+    assert [B.compares_gradients(cast, d) for d in ("float16", "float64", "int32")] == \
+        [True, True, False]
+    assert B.compares_gradients(B.COUNTERPARTS["topk"]["torch"], "float32")
+    assert not B.compares_gradients(B.COUNTERPARTS["BatchNorm"]["torch"], "float32")
+
+
+@needs_torch
+def test_a_gradient_torch_does_not_compute_is_caught(monkeypatch):
+    """The check can fail on gradients: cast to int32 without its exemption (MXNet's
+    gradient is ones, torch has none)."""
+    op = by_class_name()["cast"]
+    spec = B.COUNTERPARTS["cast"]["torch"]
+    monkeypatch.setitem(B.COUNTERPARTS, "cast", {"torch": spec._replace(grads=True)})
+    assert B.disagreement(op, "small", "int32", "torch") == \
+        "gradient 0: none in torch, MXNet's is not zero"
+
+
+@needs_torch
+def test_a_wrong_gradient_is_caught(monkeypatch):
+    """selu's outputs agree, its gradients do not (MXNet 1.9.1's for negative inputs): the
+    entry's exemption taken away, the check fails on the gradient."""
+    op = by_class_name()["LeakyReLU_selu"]
+    spec = B.COUNTERPARTS["LeakyReLU_selu"]["torch"]
+    monkeypatch.setitem(B.COUNTERPARTS, "LeakyReLU_selu", {"torch": spec._replace(grads=True)})
+    assert B.disagreement(op, "small", "float32", "torch", backward=False) is None
+    assert B.disagreement(op, "small", "float32", "torch").startswith("gradient 0: differs")
+
+
+@needs_torch
+def test_topk_is_compared_as_indices(monkeypatch):
+    """MXNet's topk returns the indices by default: torch's values in their place fail, and
+    torch's forward+backward point skips (its indices carry no gradient)."""
+    op = by_class_name()["topk"]
+    spec = B.COUNTERPARTS["topk"]["torch"]
+    monkeypatch.setitem(B.COUNTERPARTS, "topk", {"torch": spec._replace(output=0)})
+    assert B.disagreement(op, "small", "float32", "torch").startswith("output 0: differs")
+    monkeypatch.setitem(B.COUNTERPARTS, "topk", {"torch": spec})
+    with pytest.raises(NotImplementedError, match="no forward\\+backward baseline"):
+        B.BaselineCall(op, "small", "float32", "torch").forward_backward()
+
+
 def test_numpy_threads_follow_mxnet():
     """The counterpart gets MXNet's OpenMP thread count (1 here: MXNet halves the cores)."""
     assert B.set_threads("numpy") == B.mxnet_omp_threads() >= 1
