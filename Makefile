@@ -59,7 +59,8 @@ $(VENV_PY37)/.installed: requirements.txt
 
 ## Opt-in, not part of `make test`: the smoke test on MXNet 2.0.0b1 (tests/test_mx20.py), in a
 ## throwaway venv: Python 3.11, the tool venv's numpy/requests/pytest/packaging/tabulate pins
-## (what `python -m mxbench` imports), and the 2.0 wheel with --no-deps. About 10 minutes here
+## (what `python -m mxbench` imports), asv_runner's (the smoke test loads a benchmark through
+## it, as asv does), and the 2.0 wheel with --no-deps. About 10 minutes here
 ## (venv ~20 s, the full smoke 5-10 min).
 VENV_MX20 := .venv-mx20
 MX20_RELEASE := 2.0.0b1
@@ -68,7 +69,7 @@ test-mx20: $(VENV)/.installed $(VENV_MX20)/.installed
 
 $(VENV_MX20)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV_MX20)
-	grep -E '^(numpy|requests|pytest|packaging|tabulate)==' requirements.txt > $(VENV_MX20)/requirements.txt
+	grep -E '^(numpy|requests|pytest|packaging|tabulate|asv_runner)==' requirements.txt > $(VENV_MX20)/requirements.txt
 	$(VENV_MX20)/bin/pip install -q --disable-pip-version-check -r $(VENV_MX20)/requirements.txt
 	$(VENV_MX20)/bin/pip install -q --disable-pip-version-check --no-deps --only-binary=:all: mxnet==$(MX20_RELEASE)
 	touch $@
