@@ -10,9 +10,9 @@ runs this file with MXBENCH_MX20_PYTHON pointing at it:
     MXBENCH_MX20_PYTHON=.venv-mx20/bin/python .venv/bin/python -m pytest -q tests/test_mx20.py
     MXBENCH_MX20_SMOKE_K='GroupNorm or Dense' ...          # a subset (pytest -k) of the smoke
 
-Without MXBENCH_MX20_PYTHON it skips and says so: `make test` (CI) leaves it out, since the
-full smoke on 2.0.0b1 (every point: MXBENCH_SMOKE_FULL=1) costs 5 to 10 minutes on a 2-core
-machine (see docs/catalogue.md).
+Without MXBENCH_MX20_PYTHON it skips and says so: `make test` leaves it out, since the full
+smoke on 2.0.0b1 (every point: MXBENCH_SMOKE_FULL=1) costs 2 to 12 minutes on a 2-core
+machine, by its load (see docs/catalogue.md); CI runs `make test-mx20` beside it (.ci/run).
 """
 import os
 import subprocess
