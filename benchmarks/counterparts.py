@@ -37,6 +37,11 @@ from . import harness as H
 from .catalogue import Tensor, by_class_name
 
 FRAMEWORKS = ("torch", "numpy")
+# The versions tests/test_baselines.py checks every counterpart against (`make
+# test-baselines` builds its venv with them, CI runs it, and a test keeps them equal to the
+# Makefile's and requirements.txt's pins): each baseline recording carries them
+# (the result files' checked_against), so a ratio says which versions were checked equal.
+CHECKED_AGAINST = {"mxnet": "1.9.1", "torch": "2.13.0", "numpy": "1.23.5"}
 # Tolerances of the agreement test, per dtype (rtol, atol): float16 keeps 3 decimal digits;
 # float32 results of reductions over ~1e3 terms differ by a few ulps times the term count.
 TOLERANCE = {"float16": (1e-2, 1e-2), "float32": (1e-4, 1e-4), "float64": (1e-9, 1e-9),

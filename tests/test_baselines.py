@@ -232,6 +232,83 @@ def test_report_on_the_recorded_baselines():
     assert "MXNet slowest against torch" in text and "MXNet fastest against torch" in text
 
 
+def test_the_versions_recordings_carry_are_the_pins_the_check_runs_with():
+    """CHECKED_AGAINST is what make test-baselines installs: requirements.txt's mxnet and
+    numpy, the Makefile's torch, and the torch of the baselines' asv matrix."""
+    import re
+    pins = dict(re.findall(r"^(mxnet|numpy)==(\S+)", (ROOT / "requirements.txt").read_text(),
+                           re.M))
+    pins["torch"] = re.search(r"^TORCH_VERSION := (\S+)$", (ROOT / "Makefile").read_text(),
+                              re.M).group(1)
+    assert B.CHECKED_AGAINST == pins
+    assert '"torch": "%s"' % pins["torch"] in (ROOT / "asv.baselines.conf.json").read_text()
+
+
+@needs_torch
+def test_the_agreement_check_runs_with_the_versions_recordings_carry():
+    """What a baseline recording says its counterparts were checked equal with is what this
+    file's agreement test ran with (make test-baselines' venv, in CI)."""
+    import mxnet
+    import numpy
+    import torch
+    running = {"mxnet": mxnet.__version__, "torch": torch.__version__.split("+")[0],
+               "numpy": numpy.__version__}
+    assert running == B.CHECKED_AGAINST
+
+
+def test_a_baselines_recording_carries_the_versions_it_was_checked_against(tmp_path):
+    """The staging merge of a baselines run (asv writes no such field) adds checked_against
+    to the recorded file; a later merge keeps it; asv still reads the file; the report says
+    it, and 'not recorded' for the committed files recorded before it was written."""
+    pytest.importorskip("asv", reason="the results store reads asv's files")
+    import shutil
+    from asv.results import Results
+    from mxbench.asvrun import runner as asvtools
+    from mxbench.core import project as project_model
+    from mxbench.core import results
+    recorded_dir = ROOT / "results-baselines"
+    (source,) = results.Store(recorded_dir).files()
+    machine = os.path.basename(os.path.dirname(source))
+    target = tmp_path / "results-baselines"
+    (target / machine).mkdir(parents=True)
+    shutil.copy(str(recorded_dir / "benchmarks.json"), str(target))
+    shutil.copy(str(recorded_dir / machine / "machine.json"), str(target / machine))
+    assert results.CHECKED_AGAINST not in results.read_result_file(source)
+    project = project_model.load(str(ROOT / "asv.baselines.conf.json"), str(target))
+    assert project_model.load().result_stamp() is None  # the history's files: asv's alone
+    staging = asvtools.Staging(project, machine)
+    staging.prepare([results.read_result_file(source)["commit_hash"]])
+    staged = os.path.join(staging.results_dir, machine, os.path.basename(source))
+    shutil.copy(source, staged)  # what asv writes: the committed file has no such field
+    staging.merge(final=True)
+    staging.close()
+    (written,) = results.Store(target).files()
+    assert results.read_result_file(written)[results.CHECKED_AGAINST] == B.CHECKED_AGAINST
+    assert results.merge_result_file(source, written)  # a later run's file, merged plainly
+    assert results.read_result_file(written)[results.CHECKED_AGAINST] == B.CHECKED_AGAINST
+    assert Results.load(written).get_all_result_keys()
+    (recording,) = results.Store(target).recordings()
+    assert recording.checked_against == B.CHECKED_AGAINST
+    proc = _report("--results", str(target), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert [v["checked_against"] for v in json.loads(proc.stdout)["versions"]] == \
+        [B.CHECKED_AGAINST]
+    from mxbench.reports import baselines
+    text = baselines.render_text(*baselines.collect(project.config, results_dir=str(target)))
+    assert "mxnet 1.9.1, numpy 1.23.5, torch 2.13.0" in text
+    assert "not recorded" in baselines.render_text(*baselines.collect(project.config))
+
+
+def test_a_malformed_checked_against_is_named(tmp_path):
+    pytest.importorskip("asv", reason="the results store reads asv's files")
+    from mxbench.core import results
+    (source,) = results.Store(ROOT / "results-baselines").files()
+    data = results.read_result_file(source)
+    data[results.CHECKED_AGAINST] = {"torch": 2.13}
+    with pytest.raises(results.ResultFileError, match="checked_against must map frameworks"):
+        results.validate_result_data(source, data)
+
+
 def test_report_without_results_says_so(tmp_path):
     pytest.importorskip("asv", reason="the results store reads asv's files")
     proc = _report("--results", str(tmp_path))
