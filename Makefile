@@ -57,10 +57,11 @@ $(VENV_PY37)/.installed: requirements.txt
 	$(VENV_PY37)/bin/pip install -q --disable-pip-version-check -r $(VENV_PY37)/requirements.txt virtualenv==20.26.6
 	touch $@
 
-## Opt-in, not part of `make test`: the smoke test on MXNet 2.0.0b1 (tests/test_mx20.py), in a
-## throwaway venv: Python 3.11, the tool venv's numpy/requests/pytest/packaging/tabulate pins
-## (what `python -m mxbench` imports), and the 2.0 wheel with --no-deps. About 10 minutes here
-## (venv ~20 s, the full smoke 5-10 min).
+## Not part of `make test`; CI runs it too (.ci/run): the smoke test on MXNet 2.0.0b1
+## (tests/test_mx20.py), in a throwaway venv: Python 3.11, the tool venv's numpy/requests/
+## pytest/packaging/tabulate pins (what `python -m mxbench` imports), asv_runner's (the smoke
+## test loads a benchmark through it, as asv does), and the 2.0 wheel with --no-deps. About
+## 10 minutes here (venv ~20 s, the full smoke 2-12 min by the machine's load).
 VENV_MX20 := .venv-mx20
 MX20_RELEASE := 2.0.0b1
 test-mx20: $(VENV)/.installed $(VENV_MX20)/.installed
@@ -68,22 +69,23 @@ test-mx20: $(VENV)/.installed $(VENV_MX20)/.installed
 
 $(VENV_MX20)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV_MX20)
-	grep -E '^(numpy|requests|pytest|packaging|tabulate)==' requirements.txt > $(VENV_MX20)/requirements.txt
+	grep -E '^(numpy|requests|pytest|packaging|tabulate|asv_runner)==' requirements.txt > $(VENV_MX20)/requirements.txt
 	$(VENV_MX20)/bin/pip install -q --disable-pip-version-check -r $(VENV_MX20)/requirements.txt
 	$(VENV_MX20)/bin/pip install -q --disable-pip-version-check --no-deps --only-binary=:all: mxnet==$(MX20_RELEASE)
 	touch $@
 
-## Opt-in, not part of `make test`: the GPU builds' libraries on a machine without a GPU
-## (tests/test_gpu_libs.py): the real install step for mxnet-cu112 1.9.1, mxnet-cu117 1.9.1,
-## mxnet-cu112 1.8.0.post0 and mxnet-cu110 1.8.0, each in a throwaway venv (3-4 GB, deleted
-## after), then ldd and an import against a stand-in driver. Downloads ~4 GB of wheels once
-## (pip's cache; MXBENCH_WHEELHOUSE=DIR adds a folder of wheels). About 4 minutes a build here.
+## Opt-in, in neither `make test` nor CI (it downloads ~4 GB of wheels): the GPU builds'
+## libraries on a machine without a GPU (tests/test_gpu_libs.py): the real install step for
+## mxnet-cu112 1.9.1, mxnet-cu117 1.9.1, mxnet-cu112 1.8.0.post0 and mxnet-cu110 1.8.0, each
+## in a throwaway venv (3-4 GB, deleted after), then ldd and an import against a stand-in
+## driver. Downloads ~4 GB of wheels once (pip's cache; MXBENCH_WHEELHOUSE=DIR adds a folder
+## of wheels). About 4 minutes a build here.
 test-gpu-libs: $(VENV)/.installed
 	MXBENCH_GPU_LIBS=all $(PY) -m pytest -q -rs tests/test_gpu_libs.py
 
-## Opt-in, not part of `make test`: the neutral baselines' agreement test with PyTorch
-## (tests/test_baselines.py: every torch counterpart against MXNet 1.9.1, outputs and
-## gradients), in .venv-baselines: the tool venv's numpy/requests/pytest/packaging pins,
+## Not part of `make test`; CI runs it too (.ci/run): the neutral baselines' agreement test
+## with PyTorch (tests/test_baselines.py: every torch counterpart against MXNet 1.9.1, outputs
+## and gradients), in .venv-baselines: the tool venv's numpy/requests/pytest/packaging pins,
 ## mxnet 1.9.1 (--no-deps) and torch 2.13.0 (the +cpu build where offered; docs/baselines.md).
 ## About 1.5 minutes here (venv ~1 min the first time).
 VENV_BASELINES := .venv-baselines

@@ -99,6 +99,58 @@ def test_a_transposed_layout_is_caught(monkeypatch):
     assert B.disagreement(op, "small", "float32", "numpy") is not None
 
 
+def test_the_gradient_rule():
+    """A gradient the counterpart does not compute (None: its output is an integer tensor)
+    agrees with an MXNet gradient of zeros and with nothing else; cast compares gradients
+    except to int32 (MXNet passes the head gradient through, torch's integers have none)."""
+    import numpy as np
+    assert B.gradient_problem(np.zeros((2, 3)), None, "float32", "torch") is None
+    assert B.gradient_problem(np.ones((2, 3)), None, "float32", "torch") == \
+        "none in torch, MXNet's is not zero"
+    assert B.gradient_problem(np.ones(3), np.ones(3), "float32", "torch") is None
+    assert "differs" in B.gradient_problem(np.ones(3), np.zeros(3), "float32", "torch")
+    cast = B.COUNTERPARTS["cast"]["torch"]
+    assert [B.compares_gradients(cast, d) for d in ("float16", "float64", "int32")] == \
+        [True, True, False]
+    assert B.compares_gradients(B.COUNTERPARTS["topk"]["torch"], "float32")
+    assert not B.compares_gradients(B.COUNTERPARTS["BatchNorm"]["torch"], "float32")
+
+
+@needs_torch
+def test_a_gradient_torch_does_not_compute_is_caught(monkeypatch):
+    """The check can fail on gradients: cast to int32 without its exemption (MXNet's
+    gradient is ones, torch has none)."""
+    op = by_class_name()["cast"]
+    spec = B.COUNTERPARTS["cast"]["torch"]
+    monkeypatch.setitem(B.COUNTERPARTS, "cast", {"torch": spec._replace(grads=True)})
+    assert B.disagreement(op, "small", "int32", "torch") == \
+        "gradient 0: none in torch, MXNet's is not zero"
+
+
+@needs_torch
+def test_a_wrong_gradient_is_caught(monkeypatch):
+    """selu's outputs agree, its gradients do not (MXNet 1.9.1's for negative inputs): the
+    entry's exemption taken away, the check fails on the gradient."""
+    op = by_class_name()["LeakyReLU_selu"]
+    spec = B.COUNTERPARTS["LeakyReLU_selu"]["torch"]
+    monkeypatch.setitem(B.COUNTERPARTS, "LeakyReLU_selu", {"torch": spec._replace(grads=True)})
+    assert B.disagreement(op, "small", "float32", "torch", backward=False) is None
+    assert B.disagreement(op, "small", "float32", "torch").startswith("gradient 0: differs")
+
+
+@needs_torch
+def test_topk_is_compared_as_indices(monkeypatch):
+    """MXNet's topk returns the indices by default: torch's values in their place fail, and
+    torch's forward+backward point skips (its indices carry no gradient)."""
+    op = by_class_name()["topk"]
+    spec = B.COUNTERPARTS["topk"]["torch"]
+    monkeypatch.setitem(B.COUNTERPARTS, "topk", {"torch": spec._replace(output=0)})
+    assert B.disagreement(op, "small", "float32", "torch").startswith("output 0: differs")
+    monkeypatch.setitem(B.COUNTERPARTS, "topk", {"torch": spec})
+    with pytest.raises(NotImplementedError, match="no forward\\+backward baseline"):
+        B.BaselineCall(op, "small", "float32", "torch").forward_backward()
+
+
 def test_numpy_threads_follow_mxnet():
     """The counterpart gets MXNet's OpenMP thread count (1 here: MXNet halves the cores)."""
     assert B.set_threads("numpy") == B.mxnet_omp_threads() >= 1
@@ -178,6 +230,85 @@ def test_report_on_the_recorded_baselines():
     text = _report().stdout
     assert "torch 2.13.0" in text and "numpy 1.23.5" in text
     assert "MXNet slowest against torch" in text and "MXNet fastest against torch" in text
+
+
+def test_the_versions_recordings_carry_are_the_pins_the_check_runs_with():
+    """CHECKED_AGAINST is what make test-baselines installs: requirements.txt's mxnet and
+    numpy, the Makefile's torch, and the torch of the baselines' asv matrix."""
+    import re
+    pins = dict(re.findall(r"^(mxnet|numpy)==(\S+)", (ROOT / "requirements.txt").read_text(),
+                           re.M))
+    pins["torch"] = re.search(r"^TORCH_VERSION := (\S+)$", (ROOT / "Makefile").read_text(),
+                              re.M).group(1)
+    assert B.CHECKED_AGAINST == pins
+    assert '"torch": "%s"' % pins["torch"] in (ROOT / "asv.baselines.conf.json").read_text()
+
+
+@needs_torch
+def test_the_agreement_check_runs_with_the_versions_recordings_carry():
+    """What a baseline recording says its counterparts were checked equal with is what this
+    file's agreement test ran with (make test-baselines' venv, in CI)."""
+    import mxnet
+    import numpy
+    import torch
+    running = {"mxnet": mxnet.__version__, "torch": torch.__version__.split("+")[0],
+               "numpy": numpy.__version__}
+    assert running == B.CHECKED_AGAINST
+
+
+def test_a_baselines_recording_carries_the_versions_it_was_checked_against(tmp_path):
+    """The staging merge of a baselines run (asv writes no such field) adds checked_against
+    to the recorded file; a later merge keeps it; asv still reads the file; the report says
+    it, and 'not recorded' for a file recorded before it was written."""
+    pytest.importorskip("asv", reason="the results store reads asv's files")
+    import shutil
+    from asv.results import Results
+    from mxbench.asvrun import runner as asvtools
+    from mxbench.core import project as project_model
+    from mxbench.core import results
+    recorded_dir = ROOT / "results-baselines"
+    source = results.Store(recorded_dir).files()[0]
+    machine = os.path.basename(os.path.dirname(source))
+    target = tmp_path / "results-baselines"
+    (target / machine).mkdir(parents=True)
+    shutil.copy(str(recorded_dir / "benchmarks.json"), str(target))
+    shutil.copy(str(recorded_dir / machine / "machine.json"), str(target / machine))
+    project = project_model.load(str(ROOT / "asv.baselines.conf.json"), str(target))
+    assert project_model.load().result_stamp() is None  # the history's files: asv's alone
+    staging = asvtools.Staging(project, machine)
+    staging.prepare([results.read_result_file(source)["commit_hash"]])
+    staged = os.path.join(staging.results_dir, machine, os.path.basename(source))
+    data = results.read_result_file(source)
+    data.pop(results.CHECKED_AGAINST, None)  # what asv writes: no such field
+    results.write_json_atomic(staged, data, compact=True)
+    staging.merge(final=True)
+    (written,) = results.Store(target).files()
+    assert results.read_result_file(written)[results.CHECKED_AGAINST] == B.CHECKED_AGAINST
+    assert results.merge_result_file(staged, written)  # a later run's file, merged plainly
+    staging.close()
+    assert results.read_result_file(written)[results.CHECKED_AGAINST] == B.CHECKED_AGAINST
+    assert Results.load(written).get_all_result_keys()
+    (recording,) = results.Store(target).recordings()
+    assert recording.checked_against == B.CHECKED_AGAINST
+    proc = _report("--results", str(target), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert [v["checked_against"] for v in json.loads(proc.stdout)["versions"]] == \
+        [B.CHECKED_AGAINST]
+    from mxbench.reports import baselines
+    text = baselines.render_text(*baselines.collect(project.config, results_dir=str(target)))
+    assert "mxnet 1.9.1, numpy 1.23.5, torch 2.13.0" in text
+    before = {("cpu-mkldnn", "1.9.1"): {"torch": "2.13.0", "checked_against": None}}
+    assert baselines.checked_text(before, "cpu-mkldnn", "1.9.1") == "not recorded"
+
+
+def test_a_malformed_checked_against_is_named(tmp_path):
+    pytest.importorskip("asv", reason="the results store reads asv's files")
+    from mxbench.core import results
+    source = results.Store(ROOT / "results-baselines").files()[0]
+    data = results.read_result_file(source)
+    data[results.CHECKED_AGAINST] = {"torch": 2.13}
+    with pytest.raises(results.ResultFileError, match="checked_against must map frameworks"):
+        results.validate_result_data(source, data)
 
 
 def test_report_without_results_says_so(tmp_path):

@@ -2,16 +2,17 @@
 
 The tool venv has mxnet 1.9.1; MXNet 2.0.0b1 (numpy interface on by default, renamed and
 changed operators) lives in a venv of its own that `make test-mx20` builds (.venv-mx20:
-Python 3.11, the tool venv's numpy/requests/pytest/packaging pins, mxnet 2.0.0b1 installed
-with --no-deps) and then runs this file with MXBENCH_MX20_PYTHON pointing at it:
+Python 3.11, the tool venv's numpy/requests/pytest/packaging/tabulate/asv_runner pins, mxnet
+2.0.0b1 installed with --no-deps; no asv: the commands run here need only MXNet) and then
+runs this file with MXBENCH_MX20_PYTHON pointing at it:
 
     make test-mx20                                         # build the venv, run this
     MXBENCH_MX20_PYTHON=.venv-mx20/bin/python .venv/bin/python -m pytest -q tests/test_mx20.py
     MXBENCH_MX20_SMOKE_K='GroupNorm or Dense' ...          # a subset (pytest -k) of the smoke
 
-Without MXBENCH_MX20_PYTHON it skips and says so: `make test` (CI) leaves it out, since the
-full smoke on 2.0.0b1 (every point: MXBENCH_SMOKE_FULL=1) costs 5 to 10 minutes on a 2-core
-machine (see docs/catalogue.md).
+Without MXBENCH_MX20_PYTHON it skips and says so: `make test` leaves it out, since the full
+smoke on 2.0.0b1 (every point: MXBENCH_SMOKE_FULL=1) costs 2 to 12 minutes on a 2-core
+machine, by its load (see docs/catalogue.md); CI runs `make test-mx20` beside it (.ci/run).
 """
 import os
 import subprocess
@@ -39,10 +40,13 @@ def mx20_python():
 
 
 def test_the_interpreter_has_mxnet_2_and_the_benchmark_environments_numpy(mx20_python):
-    """Pointing the variable at a 1.x venv would pass the smoke without testing 2.0."""
+    """Pointing the variable at a 1.x venv would pass the smoke without testing 2.0. The smoke
+    loads a benchmark through asv_runner, as asv does: a .venv-mx20 built before it was in
+    the venv's pins lacks it (rm -rf .venv-mx20; make test-mx20 builds it again)."""
     proc = subprocess.run(
-        [mx20_python, "-c", "import sys, mxnet, numpy; print(mxnet.__version__, numpy.__version__,"
-                            " '%d.%d' % sys.version_info[:2], mxnet.util.is_np_array())"],
+        [mx20_python, "-c", "import sys, asv_runner, mxnet, numpy; print(mxnet.__version__, "
+                            "numpy.__version__, '%d.%d' % sys.version_info[:2], "
+                            "mxnet.util.is_np_array())"],
         cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         universal_newlines=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:]

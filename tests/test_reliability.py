@@ -146,7 +146,7 @@ def staged_project(tmp_path):
     shutil.copy(str(ROOT / "results" / "benchmarks.json"), str(tmp_path / "results"))
     store = results.Store(tmp_path / "results")
     project = SimpleNamespace(store=store, work_dir=str(tmp_path / ".asv"),
-                              config=str(ROOT / "asv.conf.json"))
+                              config=str(ROOT / "asv.conf.json"), result_stamp=lambda: None)
     return project, str(folder / source.name)
 
 

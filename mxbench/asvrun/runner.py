@@ -387,6 +387,7 @@ class Staging(object):
         self.merged = set()
         self.unreadable = []
         self.write_error = None  # an OSError writing into results/ (disk full, read-only)
+        self.stamp = project.result_stamp()
 
     def prepare(self, commits):
         """Copy in what is recorded for these commits (asv's --skip-existing reads it)."""
@@ -441,7 +442,8 @@ class Staging(object):
             relative = os.path.relpath(path, self.results_dir)
             recorded = os.path.join(self.store.results_dir, relative)
             try:
-                done = results.merge_result_file(path, recorded, _start_of(self.dir, relative))
+                done = results.merge_result_file(path, recorded, _start_of(self.dir, relative),
+                                                 self.stamp)
             except OSError as exc:
                 self.write_error = exc
                 continue
@@ -492,7 +494,8 @@ class Staging(object):
                 for path in self._staged_files(staged_root):
                     relative = os.path.relpath(path, staged_root)
                     recorded = os.path.join(self.store.results_dir, relative)
-                    if results.merge_result_file(path, recorded, _start_of(folder, relative)):
+                    if results.merge_result_file(path, recorded, _start_of(folder, relative),
+                                                 self.stamp):
                         recovered += 1
                 self._merge_side_files(staged_root)
             except OSError as exc:

@@ -225,6 +225,15 @@ class Project(object):
                 raise
             return Project.load(VARIANTS_CONFIG).environment(flavor, variant)
 
+    def result_stamp(self):
+        """mxbench's fields each result file recorded through this config carries beside
+        asv's: for the baselines (benchmarks_baselines), the versions their counterparts were
+        checked equal with (docs/baselines.md); None for the other configs."""
+        if self.conf.get("benchmark_dir") != "benchmarks_baselines":
+            return None
+        from benchmarks.counterparts import CHECKED_AGAINST
+        return {results.CHECKED_AGAINST: dict(CHECKED_AGAINST)}
+
     # --- where scratch runs go ----------------------------------------------------------------
     @property
     def work_dir(self):

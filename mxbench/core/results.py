@@ -36,7 +36,9 @@ BOOT_FIELDS = ("os", "ram")
 # One result file: where and when it was recorded; params: asv's environment description
 # (machine, python, the matrix's packages ...); durations: the seconds that belong to no
 # benchmark ('<build>', '<setup_cache ...>').
-Recording = namedtuple("Recording", "machine commit env_name date params durations path")
+# checked_against: the baselines' (CHECKED_AGAINST below), else None.
+Recording = namedtuple("Recording", "machine commit env_name date params durations path "
+                                    "checked_against", defaults=(None,))
 # One parameter point of a recording. name: asv's 'benchmark(param, ...)' (the benchmark's
 # name alone without parameters); params: the values as asv writes them (repr strings);
 # value: the result (None: failed, NaN: skipped); stats: asv's dict (ci_99_a, ci_99_b, q_25,
@@ -46,6 +48,9 @@ Point = namedtuple("Point", "name benchmark params value unit stats samples vers
                             "started_at duration recording",
                    defaults=(None, None, None, None, None, None))
 STATS = ("ci_99_a", "ci_99_b", "q_25", "q_75", "number", "repeat")  # stats_<name> columns
+# A field of mxbench's beside asv's (asv reads only its own): a baselines result file's
+# {framework: version} its counterparts were checked equal with (docs/baselines.md).
+CHECKED_AGAINST = "checked_against"
 
 
 class ResultFileError(ValueError):
@@ -227,6 +232,10 @@ def validate_result_data(path, data, units=None):
     _expect(path, all(c in COLUMNS for c in columns) and "result" in columns
             and "params" in columns, "unknown result_columns %r" % (columns,))
     _expect(path, isinstance(data["params"].get("machine"), str), "params.machine missing")
+    checked = data.get(CHECKED_AGAINST, {})
+    _expect(path, isinstance(checked, dict) and all(
+        isinstance(v, str) for v in checked.values()),
+        "%s must map frameworks to versions" % CHECKED_AGAINST)
     for name, row in data["results"].items():
         _check_row(path, name, row, columns, units)
 
@@ -480,7 +489,8 @@ def merge_result_data(old, new, base=None):
     into `old` by merge_rows; benchmarks only one side has are kept. `base`: what the new
     run started from (a staging's copy of the record; {"results": {}} when there was none),
     or None when that is not known."""
-    merged = dict(new)
+    merged = dict(old)  # mxbench's own fields (checked_against) stay unless new has them
+    merged.update(new)
     merged["result_columns"] = list(COLUMNS)
     merged["version"] = API_VERSION
     rows = dict((name, _row_dict(row, old["result_columns"])) for name, row in old["results"].items())
@@ -506,14 +516,16 @@ def merge_result_data(old, new, base=None):
     return merged
 
 
-def merge_result_file(staged, recorded, base=None):
+def merge_result_file(staged, recorded, base=None, stamp=None):
     """Fold the staged result file into the recorded one (atomically). Returns False, and
     changes nothing, while the staged file is incomplete (asv is writing it). `base`: the
-    data the staged file started from (merge_result_data), None when unknown."""
+    data the staged file started from (merge_result_data), None when unknown. `stamp`:
+    mxbench's fields the run adds beside asv's (Project.result_stamp)."""
     try:
         new = read_result_file(staged)
     except ResultFileError:
         return False
+    new.update(stamp or {})
     if os.path.exists(recorded):
         new = merge_result_data(read_result_file(recorded), new, base)
     write_json_atomic(recorded, new, compact=True)
@@ -666,7 +678,8 @@ class Store(object):
                 continue
             found.append((Recording(data["params"]["machine"], data["commit_hash"],
                                     data["env_name"], data.get("date"), data["params"],
-                                    data.get("durations", {}), path), data))
+                                    data.get("durations", {}), path,
+                                    data.get(CHECKED_AGAINST)), data))
         found.sort(key=lambda rd: (rd[0].machine, rd[0].date or 0, rd[0].commit, rd[0].env_name))
         return found
 

@@ -40,7 +40,9 @@ def _release_key(release):
 def collect(config=BASELINES_CONFIG, machine=None, results_dir=None):
     """(rows, versions): one Row per (operator, timing, shape class, dtype, flavor, release) with
     the three times in seconds (None where not measured); versions: {(flavor, release):
-    {"torch": ..., "numpy": ...}} as the environment's matrix recorded them."""
+    {"torch": ..., "numpy": ..., "checked_against": ...}}: torch and numpy as the environment's
+    matrix recorded them, checked_against the {framework: version} the counterparts were
+    checked equal with when it was recorded (None: a recording made before files carried it)."""
     from mxbench.core import project as project_model
     project = project_model.load(config, results_dir)
     store = project.store
@@ -52,7 +54,8 @@ def collect(config=BASELINES_CONFIG, machine=None, results_dir=None):
         release = project.release_of(recording.commit) or recording.commit[:8]
         flavor = flavors.get(recording.env_name, recording.env_name)
         versions[(flavor, release)] = dict(
-            (name, recording.params.get(name, "")) for name in COUNTERPARTS)
+            [(name, recording.params.get(name, "")) for name in COUNTERPARTS]
+            + [("checked_against", recording.checked_against)])
         _, operator, method = point.benchmark.split(".")
         shape_class, dtype, framework = [p.strip("'") for p in point.params]
         value = point.value
@@ -113,6 +116,15 @@ def summarize_shape_classes(rows):
                        for key, v in sorted(groups.items()))
 
 
+def checked_text(versions, flavor, release):
+    """'mxnet 1.9.1, torch 2.13.0, numpy 1.23.5': the versions a recording's counterparts
+    were checked equal with, or 'not recorded' (a file from before they were written)."""
+    checked = versions.get((flavor, release), {}).get("checked_against")
+    if not checked:
+        return "not recorded"
+    return ", ".join("%s %s" % item for item in sorted(checked.items()))
+
+
 def _point(row):
     return "%s %s %s %s" % (row.operator, row.timing, row.shape_class, row.dtype)
 
@@ -126,11 +138,12 @@ def render_text(rows, versions, top=10, markdown=False):
                       "same inputs, same thread count"))
     table = [[s["flavor"], s["release"], "%s %s" % (s["versus"], versions.get(
         (s["flavor"], s["release"]), {}).get(s["versus"], "")), s["timing"], s["points"],
-        s["mxnet_faster"], s["counterpart_faster"], ratio_text(s["geomean_ratio"])]
-        for s in summary]
+        s["mxnet_faster"], s["counterpart_faster"], ratio_text(s["geomean_ratio"]),
+        checked_text(versions, s["flavor"], s["release"])] for s in summary]
     out.write(tabulate(table, headers=["flavor", "release", "versus", "timing", "points",
                                        "MXNet faster", "counterpart faster",
-                                       "geometric mean ratio"], tablefmt=fmt))
+                                       "geometric mean ratio", "checked against"],
+                       tablefmt=fmt))
     out.write("\n")
     by_shape_class = summarize_shape_classes(rows)
     out.write("\n" + heading("By shape class (all flavors and releases; geometric means)"))

@@ -254,12 +254,13 @@ def render_baselines(rows, versions, top=10):
              "<h2>Summary</h2>",
              "<table><tr><th>flavor</th><th>release</th><th>versus</th><th>timing</th>"
              "<th>points</th><th>MXNet faster</th><th>counterpart faster</th>"
-             "<th>geometric mean ratio</th></tr>"]
+             "<th>geometric mean ratio</th><th>checked against</th></tr>"]
     for s in summary:
         version = versions.get((s["flavor"], s["release"]), {}).get(s["versus"], "")
         cells = [s["flavor"], s["release"], "%s %s" % (s["versus"], version), s["timing"],
                  s["points"], s["mxnet_faster"], s["counterpart_faster"],
-                 ratio_text(s["geomean_ratio"])]
+                 ratio_text(s["geomean_ratio"]),
+                 baselines.checked_text(versions, s["flavor"], s["release"])]
         parts.append("<tr>%s</tr>" % "".join("<td>%s</td>" % html.escape(str(c))
                                              for c in cells))
     parts.append("</table><h2>Every point</h2><table><tr><th>flavor</th><th>release</th>"

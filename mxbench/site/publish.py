@@ -23,8 +23,6 @@ import signal
 import subprocess
 import sys
 
-from asv.util import UserError as AsvUserError
-
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
 from mxbench.core.errors import UserError, one_line
@@ -248,6 +246,9 @@ def publish(config, html_dir, asv_extra=(), vendor_only=False, log=print, state=
 
 
 def cmd_publish(args):
+    # asv here, not at the top: the commands that need only MXNet (coverage, adhoc, dispatch,
+    # search's child) share this command line and run where asv is not installed
+    from asv.util import UserError as AsvUserError
     config = os.path.abspath(args.config or asvtools.DEFAULT_CONFIG)
     state, html_dir = {}, None
     try:
