@@ -689,6 +689,7 @@ def releases_command(args):
                                                   args.factor, args.top))
     if os.path.exists(DOCUMENTED):
         text += "\n" + documented_markdown(check_documented(report, load_documented()))
+    text += "\n" + "\n".join(crashes_markdown())
     if args.output:
         with open(args.output, "w") as fh:
             fh.write(text)
@@ -699,6 +700,34 @@ def releases_command(args):
         chart(report, args.chart, 2 * args.top, judge)
         print("wrote %s" % args.chart)
     return 0
+
+
+def crashes_markdown():
+    """CHANGES.md's section on MXNet's known crashes (benchmarks/catalogue/known_crashes.jsonl):
+    the releases, flavor and CPU kind each was seen on; their points are not timings."""
+    from benchmarks.catalogue import crashes
+    try:
+        rows = crashes.read_rows()
+    except crashes.CrashDataError as exc:
+        raise MatrixError(str(exc))
+    lines = ["## MXNet's crashes: points no release in the range can time on that CPU kind", "",
+             "A crash kills the benchmark's process: the point is skipped (or, the run that "
+             "saw it, failed), never timed, not run again (`%s`; `mxbench run` adds what it "
+             "sees, each crash run again alone first)." % crashes.crashes_file_label(), ""]
+    if not rows:
+        return lines + ["None known.", ""]
+    lines += ["| point | releases | flavor | CPU kind | what happens | seen |",
+              "|---|---|---|---|---|---|"]
+    for row in rows:
+        point = "%s.%s%s" % (row.get("module") or "bench_operators", row["entry"],
+                               "." + row["method"] if row.get("method") else "")
+        releases = row["since"] + ("" if row.get("until") == row["since"] else
+                                   " to " + row["until"] if row.get("until") else " and later")
+        lines.append("| `%s`%s | %s | %s | %s | %s | %s |" % (
+            point, " (%s)" % row["case"] if row.get("case") else "", releases,
+            row.get("flavor") or "every CPU flavor", crashes.cpu_text(row.get("cpu")),
+            row["what"].replace("|", "/"), row["source"].replace("|", "/")))
+    return lines + [""]
 
 
 def machine_noise(machine):
