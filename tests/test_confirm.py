@@ -200,13 +200,41 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
     assert len(target.store.conditions(project.machine)) == runs
     report = project.mxbench("changes", "releases")
     assert report.returncode == 0, report.stdout[-3000:]
-    section = report.stdout.split("### %s → %s" % (BASE, HEAD))[1].split("###")[0]
+    # the pair's section: up to the next pair, or the report's closing sections
+    section = report.stdout.split("### %s → %s" % (BASE, HEAD))[1].split("###")[0].split(
+        "\n## ")[0]
     # float32's 7x is the change; float16's point sits at the factor (1.2x) and confirms
     # on some runs: at least the one
     assert re.search(r"\*\*[1-9]\d* confirmed\*\*", section), section[:2000]
     assert "LayerNorm.time_forward('medium', 'float32'" in section
     listed_names = [l for l in section.splitlines() if l.startswith("| `")]
     assert all("[" in l for l in listed_names), listed_names  # each with its interval
+
+    # Another host (here: another machine name) confirms the history's changes on its own
+    # kind: recorded under its own name, judged against the history's candidates, and the
+    # report shows its verdict beside the history's
+    other = project.mxbench("confirm", BASE, HEAD, "--machine", "other-kind-host", "--of",
+                            project.machine, "--flavor", FLAVOR, "--bench",
+                            r"LayerNorm.*medium', 'float32", "--rounds", "2", "--", *FEW)
+    assert other.returncode == 0, other.stdout[-3000:]
+    assert "the changes of machine %s's history" % project.machine in other.stdout
+    # a verdict of its own (which one is the measurement's: a busy machine can refute)
+    verdict = [l for l in other.stdout.splitlines()
+               if "LayerNorm.time_forward('medium', 'float32'" in l][-1]
+    state = re.search(r" (confirmed|refuted|inconclusive) ", verdict)
+    assert state, verdict
+    kept = project.base / "results-confirmations" / ("%s..%s" % (BASE, HEAD))
+    assert (kept / "other-kind-host").is_dir()
+    report = project.mxbench("changes", "releases")
+    section = report.stdout.split("### %s → %s" % (BASE, HEAD))[1].split("###")[0].split(
+        "\n## ")[0]
+    row = [l for l in section.splitlines()
+           if "LayerNorm.time_forward('medium', 'float32'" in l][0]
+    assert row.endswith("|") and ": %s " % state.group(1) in row.split("|")[-2], row
+    assert re.search(r"Of the [1-9]\d* confirmed changes above, %d were confirmed again on "
+                     r"another CPU kind, %d are CPU-specific" % (
+                         state.group(1) == "confirmed", state.group(1) != "confirmed"),
+                     report.stdout), report.stdout[-3000:]
 
     # The same path on an A/A pair, with a planted false candidate: HEAD's recording filed a
     # second time, under another name, with BASE's timings (LayerNorm ~9x slower, so asv's

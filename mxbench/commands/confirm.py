@@ -30,10 +30,12 @@ from mxbench.core import project as project_model
 from mxbench.core.arguments import allow_busy_argument, positive_factor
 from mxbench.core.formatting import human_value, ratio_text
 from mxbench.core.errors import UserError
+from mxbench.asvrun.conditions import cpu_identity, cpu_kind, cpu_kind_text
 from mxbench.reports.confirmations import (FACTOR, INCONCLUSIVE, ROUNDS, STATES, UNCONFIRMED,
                                            aa_candidates, aa_project, aa_verdicts, candidates,
                                            confirmation_project, counts, counts_text,
-                                           interval_text, round_arguments, verdicts)
+                                           history_of, interval_text, kind_label,
+                                           round_arguments, verdicts)
 
 def setup_arguments(subparsers):
     parser = subparsers.add_parser(
@@ -50,6 +52,11 @@ def setup_arguments(subparsers):
                         help="instead of two releases: every consecutive pair of the "
                              "history's records of the flavor, as `changes releases` compares "
                              "them, one after the other (with --limit N: N a pair)")
+    parser.add_argument("--of", metavar="MACHINE",
+                        help="confirm the changes of this machine's history (default: this "
+                             "host's own, else the one results/ holds: a host of another CPU "
+                             "kind then measures the history's changes on its own kind, "
+                             "recorded under its own name)")
     parser.add_argument("--flavor", default="cpu-mkldnn")
     parser.add_argument("--factor", type=positive_factor, default=FACTOR,
                         help="the history's factor (default: %(default)s)")
@@ -91,20 +98,26 @@ def cmd_confirm(args):
     # this host's name unless --machine names another
     machine = args.machine or (asvtools.reading_machine(project.store, None) if args.list
                                else asvtools.machine_name())
+    history = args.of or history_of(project, machine)
+    if history != machine and not args.list:
+        print("the changes of machine %s's history (%s), measured on machine %s (%s): the "
+              "verdicts are this CPU kind's" % (
+                  history, kind_label(project.store, history), machine,
+                  cpu_kind_text(cpu_kind(cpu_identity()))), flush=True)
     if not args.history:
-        code, _ = confirm_pair(project, machine, args, args.base, args.head)
+        code, _ = confirm_pair(project, machine, args, args.base, args.head, history)
         return code
     from mxbench.reports.changes import release_changes
     pairs = [(a, b) for a, b, _ in release_changes(
-        project, machine, {args.flavor: project.environment(args.flavor)},
+        project, history, {args.flavor: project.environment(args.flavor)},
         args.factor)[args.flavor]]
     if not pairs:
         raise UserError("machine %s has no two consecutive records of %s to confirm"
-                        % (machine, args.flavor))
+                        % (history, args.flavor))
     total = dict((state, 0) for state in STATES)
     for base, head in pairs:
         print("\n## %s -> %s" % (base, head), flush=True)
-        code, results = confirm_pair(project, machine, args, base, head)
+        code, results = confirm_pair(project, machine, args, base, head, history)
         for state, n in counts(results).items():
             total[state] += n
         if code not in (0, 2):  # interrupted, or the machine is busy: the rest waits too
@@ -115,17 +128,22 @@ def cmd_confirm(args):
     return 0
 
 
-def confirm_pair(project, machine, args, base, head):
+def confirm_pair(project, machine, args, base, head, history=None):
     """(exit code, [Verdict]) of BASE -> HEAD: the candidates listed, or those without a
     verdict measured again (all with --rerun). The verdicts: of those listed, or, after a
-    run, of every candidate the selection names (what the pair holds now)."""
+    run, of every candidate the selection names (what the pair holds now). The candidates
+    are `history`'s changes (default: machine's own), measured under `machine`."""
+    history = history or machine
     for release in (base, head):
         project.require_build(release, args.flavor)
-    changes = selected(candidates(project, machine, base, head, args.flavor, args.factor,
-                                  noise_table(args, machine, own_machine=True)), args)
+    changes = selected(candidates(project, history, base, head, args.flavor, args.factor,
+                                  noise_table(args, history, own_machine=True)), args)
+
+    def judge(these):
+        return verdicts(project, history, base, head, args.flavor, these, args.factor, machine)
     todo = changes
     if not args.list and not args.rerun:
-        todo, judged = pending(project, machine, args, base, head, changes)
+        todo, judged = pending(judge, args, base, head, changes)
         if changes and not todo:
             return 0, judged
     todo = todo[:args.limit] if args.limit else todo
@@ -141,10 +159,8 @@ def confirm_pair(project, machine, args, base, head):
                       % (base, head, args.flavor, args.rounds))
         if code not in (0, 2):  # 2: some benchmark failed; the others still have verdicts
             return code, []
-    print_verdicts(verdicts(project, machine, base, head, args.flavor, todo, args.factor),
-                   base, head, args.flavor)
-    return code, verdicts(project, machine, base, head, args.flavor,
-                          todo if args.list else changes, args.factor)
+    print_verdicts(judge(todo), base, head, args.flavor)
+    return code, judge(todo if args.list else changes)
 
 
 def cmd_confirm_aa(args):
@@ -206,11 +222,11 @@ def noise_table(args, machine, own_machine=False):
     return noise
 
 
-def pending(project, machine, args, base, head, changes):
+def pending(judge, args, base, head, changes):
     """([the changes that no confirmation run has judged yet], [Verdict] of all): a run
     measures only those, as `mxbench run` measures only what is not recorded; when every one
-    has a verdict, it says so in one line."""
-    judged = verdicts(project, machine, base, head, args.flavor, changes, args.factor)
+    has a verdict, it says so in one line. judge(changes) -> [Verdict]."""
+    judged = judge(changes)
     waiting = [v.change for v in judged if v.state == UNCONFIRMED]
     if changes and not waiting:
         print("%s -> %s, %s: every one of the %d candidate(s)%s has a verdict (%s); --rerun "

@@ -72,14 +72,17 @@ def flagged(changes, factor, noise=None):
     return sorted(kept, key=lambda c: -abs(math.log(c.ratio)))
 
 
-def verdicts(project, machine, base, head, flavor, changes, factor):
-    """A Verdict for each change from the confirmation runs of BASE..HEAD."""
+def verdicts(project, machine, base, head, flavor, changes, factor, measured_on=None):
+    """A Verdict for each change from the confirmation runs of BASE..HEAD: those recorded
+    under `machine`, or under `measured_on` (another CPU kind's confirmation of `machine`'s
+    history: the changes are still the history's)."""
     store = confirmation_project(project, base, head).store
     env_name = project.environment(flavor)
+    on = measured_on or machine
     measured = {}
-    if store.has(machine, project.commit(base), env_name) and \
-            store.has(machine, project.commit(head), env_name):
-        measured = [by_name(store.points(machine, project.commit(r), env_name))
+    if store.has(on, project.commit(base), env_name) and \
+            store.has(on, project.commit(head), env_name):
+        measured = [by_name(store.points(on, project.commit(r), env_name))
                     for r in (base, head)]
     out = []
     for change in changes:
@@ -233,6 +236,45 @@ def measured_in_both(store, machine, commits, env_name):
     return names[0] & names[1]
 
 
+ARCHIVE = "results-archive"  # the history before the quiet-machine rule, beside results/
+
+
+def history_of(project, machine):
+    """The history machine whose changes a confirmation machine's runs judge: its own where
+    the results read (or the archived history beside them) hold it, else the history this
+    checkout reads (a host of another CPU kind confirming the committed history's changes:
+    `confirm` says which)."""
+    archive = os.path.join(os.path.dirname(project.results_dir), ARCHIVE)
+    for folder in (project.results_dir, archive):
+        if os.path.isdir(os.path.join(folder, machine)):
+            return machine
+    from mxbench.asvrun.runner import reading_machine
+    return reading_machine(project.store, None, lambda m: bool(project.store.files(m)),
+                           "a history")
+
+
+def kind_label(store, machine):
+    """The CPU kind(s) a machine's recordings in `store` were made on, else its name."""
+    from mxbench.asvrun.conditions import cpu_kind_text, recorded_cpu_kinds
+    kinds = recorded_cpu_kinds(store, machine)
+    return " and ".join(cpu_kind_text(k) for k in kinds) if kinds else machine
+
+
+def other_kinds(project, machine, base, head, flavor, changes, factor):
+    """{change name: [(CPU kind, Verdict)]} of the confirmations of `machine`'s changes that
+    other machines (other CPU kinds) measured, verdicts only (not yet confirmed left out)."""
+    store = confirmation_project(project, base, head).store
+    out = {}
+    for other in store.machines():
+        if other == machine or history_of(project, other) != machine:
+            continue
+        label = kind_label(store, other)
+        for v in verdicts(project, machine, base, head, flavor, changes, factor, other):
+            if v.state != UNCONFIRMED:
+                out.setdefault(v.change.name, []).append((label, v))
+    return out
+
+
 def held_verdicts(project, factor):
     """A HeldVerdict for every point that a confirmation run measured at both of its
     releases (per folder, machine and flavor of this config), judged against the history's
@@ -247,13 +289,14 @@ def held_verdicts(project, factor):
                 if env_name not in flavor_of:
                     continue
                 names = measured_in_both(store, machine, commits, env_name)
+                history = history_of(project, machine)
                 try:
-                    changes = history_changes(project, machine, base, head,
+                    changes = history_changes(project, history, base, head,
                                               flavor_of[env_name], factor)
                 except UserError:
                     continue  # the history has no recording of a side: nothing it flagged
-                judged = verdicts(project, machine, base, head, flavor_of[env_name],
-                                  [c for c in changes if c.name in names], factor)
+                judged = verdicts(project, history, base, head, flavor_of[env_name],
+                                  [c for c in changes if c.name in names], factor, machine)
                 out += [HeldVerdict(base, head, machine, flavor_of[env_name], env_name, v)
                         for v in judged]
     return out
