@@ -14,7 +14,7 @@ from collections import namedtuple
 from env_matrix.matrix import OK, MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
-from mxbench.core.arguments import command_group, positive_factor
+from mxbench.core.arguments import command_group, machine_or_path, positive_factor
 from mxbench.core.formatting import change_text, human_value, ratio_text
 from mxbench.core.results import Store, by_name, measured
 from mxbench.reports import confirmations
@@ -652,7 +652,7 @@ def setup_arguments(subparsers):
                        ("ab", "the same release run two ways (A/B variants)")):
         side = sub.add_parser(name, help=what)
         for which in ("a", "b"):
-            side.add_argument("--machine-" + which,
+            side.add_argument("--machine-" + which, type=machine_or_path,
                               help="the name it is recorded under (default: this machine's), "
                                    "looked up in experiments/ then results/; or a path "
                                    "RESULTS_DIR/NAME")
