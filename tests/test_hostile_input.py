@@ -10,11 +10,13 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import HISTORY_MACHINE, ROOT, AsvProject
+from tests.test_site import chromium  # noqa: F401 (the fixture: headless Chromium)
 
 from mxbench.site import pages
 
@@ -235,3 +237,114 @@ def test_markdown_links_on_generated_pages_are_http_or_relative(url, live):
     assert ("<a href=" in rendered) == live, rendered
     if not live:
         assert "href" not in rendered and "the x" in rendered, rendered
+
+
+# --- the published site in Chromium -------------------------------------------------------------
+def payload(field, script=False):
+    """Markup that, run as HTML, sets window.__xss_<field>."""
+    if script:
+        return "<script>window.__xss_%s = 1</script>" % field
+    return '<img src=x onerror="window.__xss_%s = 1">' % field
+
+
+HOSTILE_CPU = "AMD EPYC" + payload("cpu")
+HOSTILE_PARAM = "'%s'" % payload("param")
+SHOW_EVERY_TOOLTIP = """(function(){var n = 0; $('*').each(function(){var e = $(this);
+  if (e.data('bs.tooltip')) {e.tooltip('show'); n++}
+  if (e.data('bs.popover')) {e.popover('show'); n++}}); return n})()"""
+HOVER_A_POINT = """(function(){var plot = $('#main-graph').data('plot'); if (!plot) return false;
+  var found = null; plot.getData().forEach(function(s){s.data.forEach(function(p){
+    if (!found && p && p[1] !== null && !isNaN(p[1])) found = p})});
+  if (!found) return false;
+  var at = plot.pointOffset({x: found[0], y: found[1]}), o = $('#main-graph').offset();
+  $('#main-graph').trigger('plothover', [{}, {datapoint: found, pageX: at.left + o.left,
+                                              pageY: at.top + o.top}]);
+  return true})()"""
+SCRIPT_RAN = "Object.keys(window).filter(function(k){return k.indexOf('__xss_') === 0})"
+SHOWN = "$('.tooltip-inner, .popover-content').map(function(){return $(this).text()}).get()"
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory):
+    """`python -m mxbench publish` of two real result files and their benchmarks.json, given
+    the strings a hostile CI artifact would carry: markup in machine.json's fields (and
+    the result files' copies of them), in a benchmark's code, pretty_name, unit and a
+    parameter value, and a javascript: link in reports/CHANGES.md."""
+    from mxbench.site import SITE_DIR, vendor
+    if not shutil.which("npm") and not vendor.installed_matches_lock(SITE_DIR):
+        pytest.skip("npm is not installed: `mxbench publish` needs it")
+    project = AsvProject(tmp_path_factory.mktemp("hostile"))
+    results = small_results(project.results_dir)
+    machine_dir = results / HISTORY_MACHINE
+    edit_json(machine_dir / "machine.json", lambda d: d.update(
+        cpu=HOSTILE_CPU, os="Linux" + payload("os", script=True), arch=payload("arch")))
+
+    def hostile_result(data):
+        data["params"].update(cpu=HOSTILE_CPU, num_cpu="2" + payload("num_cpu"))
+        data["results"][BENCH][1] = [["'cpu'", HOSTILE_PARAM]]
+    for name in GOOD_FILES:
+        edit_json(machine_dir / name, hostile_result)
+    edit_json(results / "benchmarks.json", lambda d: d[BENCH].update(
+        code="def time_add_1_element(self, device):" + payload("code"),
+        pretty_name="Dispatch" + payload("pretty_name"), unit="s" + payload("unit"),
+        params=[["'cpu'", HOSTILE_PARAM]]))
+    (project.base / "reports").mkdir()
+    (project.base / "reports" / "CHANGES.md").write_text(
+        "# Changes\n\nSee [the x](javascript:window.__xss_link=1) and [y](#top).\n")
+    proc = mxbench("--config", str(project.conf_path), "publish", timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
+    return project
+
+
+def test_a_site_published_from_hostile_strings_runs_no_script(chromium, hostile_site):
+    from tests.test_site import file_url, wait_for_plot
+    html, page = hostile_site.html_dir, chromium
+
+    def shown_without_running(what):
+        assert page.evaluate(SHOW_EVERY_TOOLTIP) > 0, what
+        time.sleep(1.0)  # an <img>'s error event comes after its load fails
+        assert page.evaluate(SCRIPT_RAN) == [], what
+        return " ".join(page.evaluate(SHOWN))
+
+    page.goto(file_url(html))
+    page.wait_for("$('.benchmark-container').length >= 2", "the grid")
+    shown = shown_without_running("the grid (pretty_name) and its tooltips (code)")
+    assert "<img src=x" in shown, shown
+    assert "Dispatch<img" in page.evaluate("$('.benchmark-text').text()")  # shown as text
+
+    page.goto(file_url(html, BENCH))
+    wait_for_plot(page, "the graph of " + BENCH)
+    shown = shown_without_running("the graph page's tooltips (machine, code)")
+    assert "cpu: " + HOSTILE_CPU in shown and "os: Linux<script>" in shown, shown
+    assert page.evaluate(HOVER_A_POINT), "no point to hover"
+    time.sleep(1.0)
+    assert page.evaluate(SCRIPT_RAN) == [], "a point's tooltip (unit)"
+    assert "s<img" in " ".join(page.evaluate(SHOWN))
+    buttons = page.evaluate("$('a.btn').map(function(){return $(this).text()}).get()")
+    assert payload("param") in buttons, buttons  # the parameter's value, as text
+
+    page.goto(file_url(html, "summarylist"))
+    page.wait_for("$('#summarylist-body table:visible tbody tr').length > 0", "the list")
+    shown_without_running("the benchmark list's tooltips (machine)")
+
+    page.goto((html / "changes.html").as_uri())
+    links = page.evaluate("Array.prototype.map.call(document.links, function(a){"
+                          "return a.protocol})")
+    assert links and set(links) <= {"http:", "https:", "file:"}, links
+    assert "javascript:window.__xss_link=1" in page.evaluate("document.body.innerText")
+
+
+@pytest.mark.parametrize("results", ("results", "results-baselines"))
+def test_honest_text_reaches_the_site_byte_for_byte(tmp_path, results):
+    """The escaping changes nothing in the recorded machine.json and benchmarks.json files:
+    honest text has no &, < or >."""
+    from mxbench.core.results import Store
+    from mxbench.site import shown_text
+    copy = tmp_path / "results"
+    shutil.copytree(str(ROOT / results), str(copy),
+                    ignore=lambda folder, names: [n for n in names if n.endswith(".json") and
+                                                  n not in ("machine.json", "benchmarks.json")])
+    before = dict((p, p.read_bytes()) for p in copy.rglob("*.json"))
+    assert len(before) >= 2, before.keys()
+    assert shown_text.escape_shown_text(Store(str(copy))) == 0
+    assert dict((p, p.read_bytes()) for p in copy.rglob("*.json")) == before
