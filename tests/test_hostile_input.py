@@ -142,10 +142,14 @@ def test_a_bad_regex_is_one_line(args):
     refused(mxbench(*args, timeout=120), "not a regular expression")
 
 
-def test_export_into_a_missing_folder_is_one_line(tmp_path):
+@pytest.mark.parametrize("command", (["export", "RESULTS", "--format", "json"],
+                                     ["--results", "RESULTS", "changes", "releases"],
+                                     ["baselines"]))  # reads results-baselines/
+def test_a_report_into_a_missing_folder_is_one_line(tmp_path, command):
     results = small_results(tmp_path / "results")
     target = tmp_path / "missing" / "dir" / "out.json"
-    proc = mxbench("export", str(results), "--format", "json", "-o", str(target))
+    args = [str(results) if a == "RESULTS" else a for a in command]
+    proc = mxbench(*args + ["-o", str(target)], env={"HOME": str(tmp_path)})
     refused(proc, str(target), "No such file or directory")
 
 

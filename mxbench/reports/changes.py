@@ -17,7 +17,7 @@ from mxbench.core import project as project_model
 from mxbench.core.arguments import command_group, machine_or_path, positive_factor
 from mxbench.core.formatting import change_text, human_value, ratio_text
 from mxbench.core.results import Store, by_name, measured
-from mxbench.reports import confirmations
+from mxbench.reports import confirmations, export
 
 Change = namedtuple("Change", "name before after ratio verdict unit")
 
@@ -689,12 +689,9 @@ def releases_command(args):
                                                   args.factor, args.top))
     if os.path.exists(DOCUMENTED):
         text += "\n" + documented_markdown(check_documented(report, load_documented()))
+    export.write_output(text, args.output)  # a folder that is not there: one line
     if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(text)
         print("wrote %s" % args.output)
-    else:
-        sys.stdout.write(text)
     if args.chart:
         chart(report, args.chart, 2 * args.top, judge)
         print("wrote %s" % args.chart)
