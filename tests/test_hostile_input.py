@@ -71,6 +71,16 @@ def small_results(target, benchmarks=(BENCH, OTHER_BENCH)):
     return target
 
 
+def copy_of_the_checkout(target):
+    """The parts of this checkout a command needs (the code, the benchmarks, the config)."""
+    target.mkdir(parents=True)
+    for name in ("benchmarks", "mxbench", "env_matrix", "benchmarks_baselines"):
+        shutil.copytree(str(ROOT / name), str(target / name),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(str(ROOT / "asv.conf.json"), str(target))
+    return target
+
+
 def edit_json(path, change):
     data = json.loads(path.read_text())
     change(data)
@@ -177,12 +187,7 @@ def test_a_broken_cliffs_file_stops_a_run_in_one_line_before_asv(tmp_path, how):
     """Every run imports the benchmarks to select its points (bench_cliffs reads
     cliffs.json), even one of bench_overhead only: a copy of the checkout with the file
     broken."""
-    checkout = tmp_path / "checkout"
-    checkout.mkdir()
-    for name in ("benchmarks", "mxbench", "env_matrix", "benchmarks_baselines"):
-        shutil.copytree(str(ROOT / name), str(checkout / name),
-                        ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(str(ROOT / "asv.conf.json"), str(checkout))
+    checkout = copy_of_the_checkout(tmp_path / "checkout")
     path = broken_cliffs(checkout / "benchmarks" / "catalogue" / "cliffs.json", how)
     proc = mxbench("--results", str(tmp_path / "results"), "run", "1.9.1", "--bench",
                    "^%s\\(" % BENCH.replace(".", "\\."), cwd=checkout,
@@ -208,6 +213,22 @@ def test_a_config_copy_from_a_folder_with_a_space_runs_the_install_step_there(tm
         command, env, codes, cwd = interpolate_command(conf[key][0], {"conf_dir": "elsewhere"})
         assert command == ["python", "-m", "env_matrix.asv_hook", verb], command
         assert env == {"ASV_PYTHONPATH": str(folder)}, env
+
+
+def test_a_checkout_in_a_folder_with_a_space_records(tmp_path):
+    """The whole path: asv's environment, the install step and the recording, all under
+    `sp ace/` (was: OSError: Could not find 'ace/co', and no result)."""
+    from tests.conftest import E2E_MACHINE
+    checkout = copy_of_the_checkout(tmp_path / "sp ace" / "co")
+    results = tmp_path / "sp ace" / "results"
+    proc = mxbench("--results", str(results), "--machine", E2E_MACHINE, "run", "1.9.1",
+                   "--flavor", "cpu-mkldnn", "--bench", "^%s\\(" % BENCH.replace(".", "\\."),
+                   "--", "-a", "rounds=1", "-a", "repeat=1", "-a", "warmup_time=0.01",
+                   cwd=checkout, timeout=900)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "Traceback" not in output, output[-3000:]
+    assert "1 measured, 0 failed" in proc.stdout, output[-3000:]
+    assert len(list((results / E2E_MACHINE).glob("*-virtualenv-*.json"))) == 1
 
 
 # --- publish ------------------------------------------------------------------------------------
