@@ -229,12 +229,12 @@ def validate_result_data(path, data, units=None):
     _expect(path, all(c in COLUMNS for c in columns) and "result" in columns
             and "params" in columns, "unknown result_columns %r" % (columns,))
     _expect(path, isinstance(data["params"].get("machine"), str), "params.machine missing")
+    for name, row in data["results"].items():
+        _check_row(path, name, row, columns, units)
     _expect_names(path, [data["params"]["machine"]], names.machine_problem)
     _expect_names(path, list(data["params"]) + list(data.get("env_vars", {})),
                   names.parameter_problem)
     _expect_names(path, data["results"], names.benchmark_problem)
-    for name, row in data["results"].items():
-        _check_row(path, name, row, columns, units)
 
 
 def _expect_names(path, found, problem_of):

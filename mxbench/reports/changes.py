@@ -689,9 +689,11 @@ def releases_command(args):
                                                   args.factor, args.top))
     if os.path.exists(DOCUMENTED):
         text += "\n" + documented_markdown(check_documented(report, load_documented()))
-    export.write_output(text, args.output)  # a folder that is not there: one line
     if args.output:
+        export.write_output(text, args.output)  # a folder that is not there: one line
         print("wrote %s" % args.output)
+    else:
+        sys.stdout.write(text)
     if args.chart:
         chart(report, args.chart, 2 * args.top, judge)
         print("wrote %s" % args.chart)
