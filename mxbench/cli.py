@@ -33,13 +33,14 @@ import os
 import signal
 import sys
 
+from benchmarks.catalogue.cliffs import CliffsFileError
 from env_matrix.matrix import MatrixError
 
 from mxbench.asvrun import conditions
 from mxbench.asvrun import runner as asvtools
 from mxbench.commands import (check, ci_matrix, compare, confirm, find, matrix, merge, run,
                               selection, setup)
-from mxbench.core import errors
+from mxbench.core import arguments, errors
 from mxbench.core import project as project_model
 from mxbench.core.results import ResultFileError, ResultsProblem
 from mxbench.inside import adhoc, dispatch, search
@@ -59,8 +60,9 @@ def add_common_options(parser, top_level):
     default = None if top_level else argparse.SUPPRESS
     parser.add_argument("--config", default=default,
                         help="asv config (default: asv.conf.json; asv.gpu.conf.json for GPUs)")
-    parser.add_argument("--machine", default=default,
-                        help="asv machine name (default: from the hardware)")
+    parser.add_argument("--machine", default=default, type=arguments.machine_name,
+                        help="asv machine name: letters, digits, '.', '_', '-' (default: from "
+                             "the hardware)")
     parser.add_argument("--results", metavar="DIR", default=default,
                         help="results directory instead of the config's (e.g. experiments)")
     parser.add_argument("--other-cpu", action="store_true", default=default,
@@ -118,7 +120,7 @@ def main(argv=None):
                 args.config or project_model.DEFAULT_CONFIG, args.results).for_variants(
                     [chosen] if isinstance(chosen, str) else chosen)
         return args.func(args)
-    except (errors.UserError, MatrixError, ResultFileError) as exc:
+    except (errors.UserError, MatrixError, ResultFileError, CliffsFileError) as exc:
         print("error: %s" % errors.one_line(exc), file=sys.stderr)
         return getattr(exc, "exit_code", errors.USAGE)
     except ResultsProblem as exc:

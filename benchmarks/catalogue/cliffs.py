@@ -27,12 +27,53 @@ def _tuples(value):
     return value
 
 
+# The fields each reader of a cliff record uses (bench_cliffs, the cliff report)
+CLIFF_FIELDS = ("entry", "name", "shape", "dtype", "elements", "case", "neighbours")
+NEIGHBOUR_FIELDS = ("name", "kind", "shape", "elements", "ratio", "case")
+
+
+class CliffsFileError(ValueError):
+    """cliffs.json cannot be read (truncated, not JSON, a record without a field); its
+    message names the file and the problem on one line. The benchmark side imports no
+    mxbench, so the host's command line turns this into its one-line error."""
+
+
+def _missing(record, fields):
+    if not isinstance(record, dict):
+        return "not an object"
+    absent = [f for f in fields if f not in record]
+    if absent:
+        return "no %s" % ", ".join(absent)
+    if not isinstance(record["case"], dict) or "base" not in record["case"]:
+        return "case is not a case record"
+    return None
+
+
 def read_cliffs(path=CLIFFS_FILE):
-    """The cliff records, in the order they were found ([] when there are none)."""
+    """The cliff records, in the order they were found ([] when there are none); a file
+    that cannot be used is a CliffsFileError."""
     if not os.path.exists(path):
         return []
-    with open(path) as fh:
-        return json.load(fh, object_pairs_hook=OrderedDict)["cliffs"]
+    try:
+        with open(path) as fh:
+            data = json.load(fh, object_pairs_hook=OrderedDict)
+    except (OSError, ValueError) as exc:
+        raise CliffsFileError("%s cannot be read: %s" % (path, exc))
+    cliffs = data.get("cliffs") if isinstance(data, dict) else None
+    if not isinstance(cliffs, list):
+        raise CliffsFileError("%s has no list of cliffs" % path)
+    for i, record in enumerate(cliffs):
+        problem = _missing(record, CLIFF_FIELDS)
+        if problem is None and not isinstance(record["neighbours"], list):
+            problem = "neighbours is not a list"
+        if problem is None:
+            problem = next(("neighbour %d: %s" % (n, p) for n, p in (
+                (n, _missing(neighbour, NEIGHBOUR_FIELDS))
+                for n, neighbour in enumerate(record["neighbours"])) if p), None)
+        if problem:
+            raise CliffsFileError("%s: cliff %d (%s): %s" % (
+                path, i, record.get("name", "?") if isinstance(record, dict) else "?", problem))
+    return cliffs
 
 
 def write_cliffs(cliffs, path=CLIFFS_FILE):

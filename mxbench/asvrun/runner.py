@@ -15,6 +15,7 @@ import fcntl
 import os
 import platform
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -61,9 +62,12 @@ def config_copy(config, path, **changes):
     for key in ("repo", "env_dir", "results_dir", "html_dir", "benchmark_dir"):
         if key in conf and "://" not in conf[key]:
             conf[key] = os.path.join(base, conf[key])
+    # asv splits a command with shlex, then fills in its placeholders: a path with a space
+    # must be quoted here, and its braces doubled, to stay one word through both
+    folder = shlex.quote(base).replace("{", "{{").replace("}", "}}")
     for key in ("build_command", "install_command", "uninstall_command"):
         if key in conf:
-            conf[key] = [c.replace("{conf_dir}", base) for c in conf[key]]
+            conf[key] = [c.replace("{conf_dir}", folder) for c in conf[key]]
     conf.update(changes)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as fh:

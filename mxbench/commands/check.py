@@ -12,7 +12,7 @@ from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
 from mxbench.core import selection as point_selection
-from mxbench.core.arguments import positive_factor
+from mxbench.core.arguments import positive_factor, regex
 from mxbench.core.results import Store, by_name
 
 # The gating check's defaults (docs/check.md): the variant whose A/A pairs are quietest;
@@ -37,7 +37,7 @@ def setup_arguments(subparsers):
                        help="slow-down that fails the check (default: %(default)s)")
     check.add_argument("--selection", choices=point_selection.SELECTIONS,
                        help="short (the default) or long; with --bench: long")
-    check.add_argument("--bench", "-b",
+    check.add_argument("--bench", "-b", type=regex,
                        help="asv benchmark regex (default: all but the roofline rates)")
     check.add_argument("--no-second-pass", action="store_true",
                        help="fail on the first pass's flags (no re-measurement)")

@@ -27,7 +27,7 @@ from tabulate import tabulate
 from mxbench.asvrun import runner as asvtools
 from mxbench.commands.run import record_points
 from mxbench.core import project as project_model
-from mxbench.core.arguments import allow_busy_argument, positive_factor
+from mxbench.core.arguments import allow_busy_argument, positive_factor, regex
 from mxbench.core.formatting import human_value, ratio_text
 from mxbench.core.errors import UserError
 from mxbench.asvrun.conditions import cpu_identity, cpu_kind, cpu_kind_text
@@ -60,7 +60,8 @@ def setup_arguments(subparsers):
     parser.add_argument("--flavor", default="cpu-mkldnn")
     parser.add_argument("--factor", type=positive_factor, default=FACTOR,
                         help="the history's factor (default: %(default)s)")
-    parser.add_argument("--bench", "-b", help="only candidates whose name this regex finds")
+    parser.add_argument("--bench", "-b", type=regex,
+                        help="only candidates whose name this regex finds")
     parser.add_argument("--limit", type=int,
                         help="only the N largest candidates (measuring: the N largest that "
                              "have no verdict yet, so that runs of N resume one another)")

@@ -1,5 +1,9 @@
 """Pieces of the command line that several commands share: argument types, command groups."""
 import argparse
+import os
+import re
+
+from mxbench.core import names
 
 
 def command_group(subparsers, name, help, doc=None):
@@ -39,3 +43,29 @@ def allow_busy_argument(parser):
     parser.add_argument("--allow-busy", action="store_true",
                         help="record even when other processes use the CPU (the record is "
                              "marked busy); also MXBENCH_ALLOW_BUSY=1")
+
+
+def machine_name(text):
+    """--machine: a name (mxbench.core.names): it becomes a folder under results/ and a key of
+    ~/.asv-machine.json, so `../x` or a newline is refused before anything is written."""
+    problem = names.machine_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def machine_or_path(text):
+    """A machine name, or RESULTS_DIR/NAME (a recording read from another folder): its last
+    part is a machine name."""
+    machine_name(os.path.basename(text.rstrip("/")) if "/" in text else text)
+    return text
+
+
+def regex(text):
+    """A regular expression option (--bench, --benchmark): a bad one is refused by the
+    parser, before anything runs."""
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError("not a regular expression: %r (%s)" % (text, exc))
+    return text

@@ -13,6 +13,8 @@ import re
 import shutil
 from collections import OrderedDict, namedtuple
 
+from mxbench.core import names
+
 API_VERSION = 2  # asv 0.6's Results.api_version
 MACHINE_FILE = "machine.json"
 BENCHMARKS_FILE = "benchmarks.json"
@@ -238,6 +240,17 @@ def validate_result_data(path, data, units=None):
         "%s must map frameworks to versions" % CHECKED_AGAINST)
     for name, row in data["results"].items():
         _check_row(path, name, row, columns, units)
+    _expect_names(path, [data["params"]["machine"]], names.machine_problem)
+    _expect_names(path, list(data["params"]) + list(data.get("env_vars", {})),
+                  names.parameter_problem)
+    _expect_names(path, data["results"], names.benchmark_problem)
+
+
+def _expect_names(path, found, problem_of):
+    """Names become folders, keys and parts of the site's HTML (mxbench.core.names)."""
+    for name in found:
+        problem = problem_of(name)
+        _expect(path, problem is None, problem)
 
 
 def read_result_file(path):
@@ -276,6 +289,7 @@ def read_machine_file(path):
     _expect(path, isinstance(data, dict) and isinstance(data.get("machine"), str) and all(
         isinstance(data.get(f), str) for f in HOST_FIELDS),
         "not an asv machine description (machine, %s)" % ", ".join(HOST_FIELDS))
+    _expect_names(path, [data["machine"]], names.machine_problem)
     return data
 
 
@@ -285,7 +299,12 @@ def read_benchmarks_file(path):
         isinstance(v, dict) and isinstance(v.get("params", []), list)
         for k, v in data.items() if k != "version"),
         "not an asv benchmarks.json (an object of benchmark descriptions)")
-    return dict((k, v) for k, v in data.items() if k != "version")
+    described = dict((k, v) for k, v in data.items() if k != "version")
+    _expect_names(path, list(described) + [v.get("name", k) for k, v in described.items()],
+                  names.benchmark_problem)
+    _expect_names(path, [p for v in described.values() for p in v.get("param_names", [])],
+                  names.parameter_problem)
+    return described
 
 
 def point_counts(path):
@@ -719,6 +738,9 @@ def merge_results_dir(store, source):
     if not incoming.machines():
         raise ResultsProblem(["%s: no machine directories (expected <dir>/<machine>/*.json)"
                               % incoming.results_dir])
+    bad = [names.machine_problem(m) for m in incoming.machines() if names.machine_problem(m)]
+    if bad:
+        raise ResultsProblem(["%s: %s" % (incoming.results_dir, p) for p in bad])
     incoming.require_valid()
     merged, notes = {}, []
     for machine in incoming.machines():

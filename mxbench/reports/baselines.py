@@ -10,7 +10,6 @@ import io
 import json
 import math
 import os
-import sys
 from collections import OrderedDict, namedtuple
 
 from tabulate import tabulate
@@ -19,6 +18,7 @@ from mxbench.asvrun import runner as asvtools
 from mxbench.core.errors import UserError
 from mxbench.core.formatting import quotient, ratio_text, seconds_text
 from mxbench.core.results import measured
+from mxbench.reports import export
 
 BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
 TIMINGS = OrderedDict([("time_forward", "forward"), ("time_forward_backward", "forward+backward")])
@@ -217,10 +217,6 @@ def cmd_baselines(args):
         text = render_csv(rows)
     else:
         text = render_json(rows, versions)
-    if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
+    export.write_output(text, args.output)  # a folder that is not there: one line
     return 0
 

@@ -14,10 +14,10 @@ from collections import namedtuple
 from env_matrix.matrix import OK, MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
-from mxbench.core.arguments import command_group, positive_factor
+from mxbench.core.arguments import command_group, machine_or_path, positive_factor
 from mxbench.core.formatting import change_text, human_value, ratio_text
 from mxbench.core.results import Store, by_name, measured
-from mxbench.reports import confirmations
+from mxbench.reports import confirmations, export
 
 Change = namedtuple("Change", "name before after ratio verdict unit")
 
@@ -697,7 +697,7 @@ def setup_arguments(subparsers):
                        ("ab", "the same release run two ways (A/B variants)")):
         side = sub.add_parser(name, help=what)
         for which in ("a", "b"):
-            side.add_argument("--machine-" + which,
+            side.add_argument("--machine-" + which, type=machine_or_path,
                               help="the name it is recorded under (default: this machine's), "
                                    "looked up in experiments/ then results/; or a path "
                                    "RESULTS_DIR/NAME")
@@ -737,8 +737,7 @@ def releases_command(args):
         text += "\n" + documented_markdown(check_documented(report, load_documented()))
     text += "\n" + "\n".join(crashes_markdown())
     if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(text)
+        export.write_output(text, args.output)  # a folder that is not there: one line
         print("wrote %s" % args.output)
     else:
         sys.stdout.write(text)

@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 from mxbench.core import stats
+from mxbench.core.arguments import regex
 from mxbench.core.errors import UserError
 from mxbench.core.formatting import human_value
 
@@ -200,8 +201,11 @@ def write_output(text, path):
     if path in (None, "-"):
         sys.stdout.write(text)
     else:
-        with open(path, "w") as fh:
-            fh.write(text)
+        try:
+            with open(path, "w") as fh:
+                fh.write(text)
+        except OSError as exc:  # a missing folder, no permission, a full disk
+            raise UserError("cannot write %s: %s" % (path, exc.strerror or exc))
 
 
 # --- command line ---------------------------------------------------------------------------
@@ -223,9 +227,9 @@ def setup_arguments(subparsers):
     parser.add_argument("results_dir", help="asv results directory (or one machine's folder)")
     parser.add_argument("--format", choices=FORMATS, default="markdown")
     parser.add_argument("-o", "--output", help="file to write (default: stdout)")
-    parser.add_argument("--benchmark", metavar="REGEX",
+    parser.add_argument("--benchmark", metavar="REGEX", type=regex,
                         help="keep benchmarks whose name or name(params) matches")
-    parser.add_argument("--env", metavar="REGEX", help="keep environments whose name matches")
+    parser.add_argument("--env", metavar="REGEX", type=regex, help="keep environments whose name matches")
     parser.add_argument("--repo", metavar="GIT_REPO",
                         help="the ladder repository, to name each commit's release tag")
     parser.add_argument("--ok-only", action="store_true",

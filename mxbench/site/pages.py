@@ -77,11 +77,25 @@ def render_inline(text):
             out.append("<code>%s</code>" % html.escape(code))
         elif bold is not None:
             out.append("<strong>%s</strong>" % render_inline(bold))
-        else:
+        elif safe_url(url):
             out.append('<a href="%s">%s</a>' % (html.escape(url, quote=True),
                                                 render_inline(label)))
+        else:  # javascript:, data: ...: the label as text, the address shown, not followed
+            out.append("%s (%s)" % (render_inline(label), html.escape(url)))
         at = found.end()
     return "".join(out) + html.escape(text[at:])
+
+
+SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+
+
+def safe_url(url):
+    """May a generated page link to `url`? http(s), or relative (a path, `#...`, `?...`);
+    a control character is refused (browsers drop them, `java\tscript:` runs)."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7f for c in url):
+        return False
+    scheme = SCHEME.match(url.strip())
+    return scheme is None or scheme.group(1).lower() in ("http", "https")
 
 
 LIST_ITEM = re.compile(r"^\s*[-*] ")

@@ -27,7 +27,7 @@ from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
 from mxbench.core.errors import UserError, one_line
 from mxbench.core.results import ResultFileError, ResultsProblem
-from mxbench.site import PublishError, overlay, pages, swap, vendor, verdict_data
+from mxbench.site import PublishError, overlay, pages, shown_text, swap, vendor, verdict_data
 
 BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
 BENCHMARKS_FILE = "benchmarks.json"
@@ -127,6 +127,7 @@ def site_results(store, workdir, extra=None):
     if extra is not None:
         _merge_copies(copy, copy_for_site(extra, os.path.join(workdir, "results-extra"),
                                           BOOT_FIELDS + EXTRA_ONLY_FIELDS))
+    shown_text.escape_shown_text(copy)
     return copy.results_dir
 
 
@@ -190,6 +191,7 @@ def build(config, staging, asv_extra=(), store=None, log=print):
     if not os.path.isdir(project.ladder_dir):
         project.ensure_ladder()  # as `mxbench setup` does: asv publish reads the ladder
         log("ladder: written (%s)" % project.ladder_dir)
+    project.tags  # a stray or moved tag: refused now, not after minutes of asv publish
     require_valid_results(store)
     extra = baselines_store(config)
     if extra is not None:
