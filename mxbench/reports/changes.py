@@ -14,7 +14,7 @@ from collections import namedtuple
 from env_matrix.matrix import OK, MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
-from mxbench.core.arguments import command_group, positive_factor
+from mxbench.core.arguments import command_group, positive_factor, positive_int
 from mxbench.core.formatting import change_text, human_value, ratio_text
 from mxbench.core.results import Store, by_name, measured
 from mxbench.reports import confirmations
@@ -628,7 +628,7 @@ def setup_arguments(subparsers):
         "significant differences between recorded results (releases, A/A, A/B)", __doc__)
     parser.add_argument("--factor", type=positive_factor, default=1.2)
     rel = sub.add_parser("releases", help="every pair of consecutive measured releases")
-    rel.add_argument("--top", type=int, default=10)
+    rel.add_argument("--top", type=positive_int, default=10)
     rel.add_argument("-o", "--output", help="Markdown file (default: stdout)")
     rel.add_argument("--chart", help="PNG of the largest changes")
     rel.add_argument("--all-kinds", action="store_true",
@@ -647,7 +647,7 @@ def setup_arguments(subparsers):
                                          "mxnet-native")
     lineage.set_defaults(func=lineage_command)
     for side in (between, lineage):
-        side.add_argument("--top", type=int, default=10)
+        side.add_argument("--top", type=positive_int, default=10)
     for name, what in (("aa", "the same release measured twice, under two machine names"),
                        ("ab", "the same release run two ways (A/B variants)")):
         side = sub.add_parser(name, help=what)
