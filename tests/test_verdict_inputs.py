@@ -157,3 +157,162 @@ def test_a_bad_table_is_refused_by_changes_aa_too(tmp_path):
     proc = mxbench("changes", "aa", "--machine-a", AA + "aa", "--machine-b", AA + "aa2",
                    "--release", "1.9.1", "--noise", table)
     refused(proc, "not a noise table (")
+
+
+# --- instruction counts: 0 is a bad value; counts of two counting codes are not compared ---------
+from tests import test_counts as counts_fixture  # noqa: E402  (its recordings' writer)
+
+ZERO_COUNTS = dict(counts_fixture.BEFORE_COUNTS)
+ZERO_COUNTS[("relu", "forward")] = 0
+
+
+def changes_between(folder):
+    return counts_fixture.mxbench(folder, "changes", "between", "1.9.0:cpu-mkldnn",
+                                  "1.9.1:cpu-mkldnn")
+
+
+@pytest.mark.parametrize("value,bad", [(0, True), (0.5, True), (-3, True), (28108, False),
+                                       (28108.0, False)])
+def test_an_instruction_count_is_a_whole_number_above_zero(value, bad):
+    from mxbench.core import results
+    problem = results.value_problem("bench_instructions.relu.track_forward", value,
+                                    "instructions")
+    assert (problem is not None) == bad, problem
+    assert (results.value_problem("bench_instructions.relu.track_forward", value) is not None) \
+        == bad  # the unit unknown: by the name
+
+
+def test_a_record_holding_a_zero_count_is_refused_in_one_line(tmp_path):
+    """A 0 count was read by every report as "no count" through separate guards; now the
+    store refuses the file like any other bad value, naming it (exit 2)."""
+    folder = tmp_path / "results"
+    counts_fixture.record(folder, "1.9.0", counts_fixture.BEFORE_TIMES, ZERO_COUNTS)
+    counts_fixture.record(folder, "1.9.1", counts_fixture.AFTER_TIMES,
+                          counts_fixture.AFTER_COUNTS)
+    proc = changes_between(folder)
+    assert proc.returncode == 2, proc.stdout[-2000:]
+    assert "0 is not an instruction count (it is a whole number above 0)" in proc.stdout, \
+        proc.stdout[-2000:]
+    assert "Traceback" not in proc.stdout
+
+
+def count_versions(folder, release, version):
+    """Make `release`'s counts on the fixture's machine recorded after versions exist: their
+    start a day after HASHED_SINCE, in the window of a conditions entry with `version` (None:
+    no entry, as plain asv or a killed run leaves them)."""
+    import time
+    from mxbench.core import counting, results
+    store = results.Store(str(folder))
+    commit = next(r.commit for r in store.recordings(counts_fixture.MACHINE)
+                  if r.commit.startswith(counts_fixture.header(release)["commit_hash"]))
+    path = store.filename(counts_fixture.MACHINE, commit, counts_fixture.ENV)
+    data = results.read_result_file(path)
+    started = counting.HASHED_SINCE + 86400 * 1000
+    column = data["result_columns"].index("started_at")
+    for name, row in data["results"].items():
+        if name.startswith("bench_instructions."):
+            row[column] = started
+    results.write_json_atomic(path, data, compact=True)
+    if version is not None:
+        def stamp(ms):
+            return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms / 1000))
+        log = store.conditions_path(counts_fixture.MACHINE)
+        results.write_conditions_log(log, results.read_conditions_log(log) + [{
+            "started": stamp(started - 60000), "ended": stamp(started + 60000),
+            "commits": [commit], "env_names": [counts_fixture.ENV], "command": "fixture",
+            counting.FIELD: version}])
+
+
+@pytest.mark.parametrize("version,why", [
+    ("feedc0de0001", "counted with two versions of the counting code (legacy and "
+                     "feedc0de0001)"),
+    (None, "counted with two versions of the counting code (legacy and unknown)"),
+])
+def test_counts_of_two_counting_codes_are_not_compared(tmp_path, version, why):
+    """1.9.0's counts are the history's (legacy), 1.9.1's counted with another version of
+    the counting code (or one nobody wrote down): no count ratio, a line naming both."""
+    folder = tmp_path / "results"
+    counts_fixture.record(folder, "1.9.0", counts_fixture.BEFORE_TIMES,
+                          counts_fixture.BEFORE_COUNTS)
+    counts_fixture.record(folder, "1.9.1", counts_fixture.AFTER_TIMES,
+                          counts_fixture.AFTER_COUNTS)
+    same = changes_between(folder)
+    assert same.returncode == 0 and "the count moved too for 1" in same.stdout, same.stdout
+    count_versions(folder, "1.9.1", version)
+    proc = changes_between(folder)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert "Instruction counts of 3 entries and methods not compared: %s." % why \
+        in proc.stdout, proc.stdout
+    assert "the count moved too" not in proc.stdout and "(moved)" not in proc.stdout
+
+
+def test_counts_of_one_counting_code_compare(tmp_path):
+    folder = tmp_path / "results"
+    for release, times, counts in (("1.9.0", counts_fixture.BEFORE_TIMES,
+                                    counts_fixture.BEFORE_COUNTS),
+                                   ("1.9.1", counts_fixture.AFTER_TIMES,
+                                    counts_fixture.AFTER_COUNTS)):
+        counts_fixture.record(folder, release, times, counts)
+        count_versions(folder, release, "feedc0de0001")
+    proc = changes_between(folder)
+    assert proc.returncode == 0 and "the count moved too for 1" in proc.stdout, proc.stdout
+
+
+def test_the_recorded_history_compares_with_itself():
+    """Every count in results/ predates the versions: one legacy version, so the history's
+    pairs compare as they did."""
+    from mxbench.core import project as project_model
+    from mxbench.core.results import by_name
+    from mxbench.reports.changes import COUNTED_BENCHMARKS, count_pairs
+    project = project_model.load(project_model.DEFAULT_CONFIG)
+    sides = [by_name(project.store.points(HISTORY_MACHINE, project.commit(r),
+                                          project.environment("cpu-mkldnn"),
+                                          COUNTED_BENCHMARKS)) for r in ("1.9.0", "1.9.1")]
+    moves, refused = count_pairs(*sides)
+    assert refused == [] and len(moves) > 900
+
+
+def test_a_recording_writes_its_counting_code_version(tmp_path):
+    """The conditions entry of every recording names the counting code's version."""
+    from benchmarks import counting_code
+    from mxbench.asvrun import conditions
+    from mxbench.core import results
+    store = results.Store(str(tmp_path))
+    watch = conditions.Watch(store, "m", allow_busy=True)
+    watch.start(["0" * 40], ["env"], "fixture")
+    watch.finish("exit 0")
+    (entry,) = store.conditions("m")
+    assert entry["counting_code"] == counting_code.version()
+    assert len(entry["counting_code"]) == 12
+
+
+def test_the_counting_code_version_follows_the_harness(tmp_path):
+    from benchmarks import counting_code
+    harness = tmp_path / "harness"
+    shutil.copytree(str(ROOT / "benchmarks" / "harness"), str(harness),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    assert counting_code.version(str(harness)) == counting_code.version()
+    with open(str(harness / "instructions.py"), "a") as fh:
+        fh.write("\n# an edit\n")
+    assert counting_code.version(str(harness)) != counting_code.version()
+
+
+def test_the_ad_hoc_path_says_what_its_counts_compare_with(tmp_path):
+    """python -m benchmarks.bench_instructions printed counts of whatever build and Python
+    it ran in beside nothing (relu forward 28,688 against the record's 28,108: the asv
+    environment held 2.0.0b1, whose record has 28,688; the tool venv's 1.9.1 counted with
+    main's harness gives 28,108); now a line names the counting code's version, the build,
+    and whether this Python is an asv environment like a recording's. (No valgrind here:
+    the points skip, the lines before them are the subject.)"""
+    from benchmarks import counting_code
+    env = dict(__import__("os").environ, MXBENCH_VALGRIND=str(tmp_path / "no-valgrind"))
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_instructions",
+                           r"^bench_instructions\.relu\.track_forward\("], cwd=str(ROOT),
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("mxnet 1.9.1 (")
+    assert lines[1].startswith("counting code %s (benchmarks/harness/); a record's counts are "
+                               "these only when" % counting_code.version()), lines[1]
+    assert "NOT an asv environment (%s)" % sys.prefix in lines[1]
