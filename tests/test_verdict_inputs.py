@@ -316,3 +316,47 @@ def test_the_ad_hoc_path_says_what_its_counts_compare_with(tmp_path):
     assert lines[1].startswith("counting code %s (benchmarks/harness/); a record's counts are "
                                "these only when" % counting_code.version()), lines[1]
     assert "NOT an asv environment (%s)" % sys.prefix in lines[1]
+
+
+def test_check_and_the_release_report_say_which_counts_they_did_not_compare(tmp_path, capsys):
+    """check's note for a regression, and CHANGES.md's pair section, over a legacy count and
+    one of another counting code."""
+    from mxbench.commands.check import print_count_notes
+    from mxbench.core import project as project_model
+    from mxbench.core.results import by_name
+    from mxbench.reports.changes import COUNTED_BENCHMARKS, count_changes, count_summary
+    folder = tmp_path / "results"
+    counts_fixture.record(folder, "1.9.0", counts_fixture.BEFORE_TIMES,
+                          counts_fixture.BEFORE_COUNTS)
+    counts_fixture.record(folder, "1.9.1", counts_fixture.AFTER_TIMES,
+                          counts_fixture.AFTER_COUNTS)
+    count_versions(folder, "1.9.1", "feedc0de0001")
+    project = project_model.load(project_model.DEFAULT_CONFIG, str(folder))
+    name = counts_fixture.TIMING % ("dot", "forward") + "('medium', 'float32', 'cpu')"
+    print_count_notes(project, ("1.9.0", "1.9.1"), "cpu-mkldnn", [name])
+    out = capsys.readouterr().out
+    assert ("%s: instruction counts not compared: counted with two versions of the counting "
+            "code (legacy and feedc0de0001)" % name) in out, out
+    sides = [by_name(project.store.points(counts_fixture.MACHINE, project.commit(r),
+                                          counts_fixture.ENV, COUNTED_BENCHMARKS))
+             for r in ("1.9.0", "1.9.1")]
+    counts = count_changes(*sides)
+    assert not counts and len(counts.refused) == 3
+    assert count_summary([], counts) == [
+        "Instruction counts of 3 entries and methods not compared: counted with two versions "
+        "of the counting code (legacy and feedc0de0001)."]
+
+
+def test_find_on_counts_refuses_a_step_between_two_counting_codes(tmp_path):
+    folder = tmp_path / "results"
+    counts_fixture.record(folder, "1.9.0", counts_fixture.BEFORE_TIMES,
+                          counts_fixture.BEFORE_COUNTS)
+    counts_fixture.record(folder, "1.9.1", counts_fixture.AFTER_TIMES,
+                          counts_fixture.AFTER_COUNTS)
+    count_versions(folder, "1.9.1", "feedc0de0001")
+    proc = counts_fixture.mxbench(folder, "find", "1.9.0..1.9.1",
+                                  "bench_operators.dot.time_forward", "--on-counts",
+                                  "--flavor", "cpu-mkldnn")
+    refused(proc, "counted with two versions of the counting code (legacy and feedc0de0001); "
+                  "count both with this checkout: python -m mxbench run 1.9.0 1.9.1")
+    assert "Instruction-count step found" not in proc.stdout
