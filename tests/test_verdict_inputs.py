@@ -223,6 +223,23 @@ def count_versions(folder, release, version):
             counting.FIELD: version}])
 
 
+def recorded_pair(tmp_path):
+    """The counts fixture's 1.9.0 and 1.9.1 (timings and counts, legacy), in tmp_path."""
+    folder = tmp_path / "results"
+    counts_fixture.record(folder, "1.9.0", counts_fixture.BEFORE_TIMES,
+                          counts_fixture.BEFORE_COUNTS)
+    counts_fixture.record(folder, "1.9.1", counts_fixture.AFTER_TIMES,
+                          counts_fixture.AFTER_COUNTS)
+    return folder
+
+
+def two_counting_codes(tmp_path, version="feedc0de0001"):
+    """recorded_pair() with 1.9.1's counts of another counting code."""
+    folder = recorded_pair(tmp_path)
+    count_versions(folder, "1.9.1", version)
+    return folder
+
+
 @pytest.mark.parametrize("version,why", [
     ("feedc0de0001", "counted with two versions of the counting code (legacy and "
                      "feedc0de0001)"),
@@ -231,11 +248,7 @@ def count_versions(folder, release, version):
 def test_counts_of_two_counting_codes_are_not_compared(tmp_path, version, why):
     """1.9.0's counts are the history's (legacy), 1.9.1's counted with another version of
     the counting code (or one nobody wrote down): no count ratio, a line naming both."""
-    folder = tmp_path / "results"
-    counts_fixture.record(folder, "1.9.0", counts_fixture.BEFORE_TIMES,
-                          counts_fixture.BEFORE_COUNTS)
-    counts_fixture.record(folder, "1.9.1", counts_fixture.AFTER_TIMES,
-                          counts_fixture.AFTER_COUNTS)
+    folder = recorded_pair(tmp_path)
     same = changes_between(folder)
     assert same.returncode == 0 and "the count moved too for 1" in same.stdout, same.stdout
     count_versions(folder, "1.9.1", version)
@@ -325,12 +338,7 @@ def test_check_and_the_release_report_say_which_counts_they_did_not_compare(tmp_
     from mxbench.core import project as project_model
     from mxbench.core.results import by_name
     from mxbench.reports.changes import COUNTED_BENCHMARKS, count_changes, count_summary
-    folder = tmp_path / "results"
-    counts_fixture.record(folder, "1.9.0", counts_fixture.BEFORE_TIMES,
-                          counts_fixture.BEFORE_COUNTS)
-    counts_fixture.record(folder, "1.9.1", counts_fixture.AFTER_TIMES,
-                          counts_fixture.AFTER_COUNTS)
-    count_versions(folder, "1.9.1", "feedc0de0001")
+    folder = two_counting_codes(tmp_path)
     project = project_model.load(project_model.DEFAULT_CONFIG, str(folder))
     name = counts_fixture.TIMING % ("dot", "forward") + "('medium', 'float32', 'cpu')"
     print_count_notes(project, ("1.9.0", "1.9.1"), "cpu-mkldnn", [name])
@@ -348,12 +356,7 @@ def test_check_and_the_release_report_say_which_counts_they_did_not_compare(tmp_
 
 
 def test_find_on_counts_refuses_a_step_between_two_counting_codes(tmp_path):
-    folder = tmp_path / "results"
-    counts_fixture.record(folder, "1.9.0", counts_fixture.BEFORE_TIMES,
-                          counts_fixture.BEFORE_COUNTS)
-    counts_fixture.record(folder, "1.9.1", counts_fixture.AFTER_TIMES,
-                          counts_fixture.AFTER_COUNTS)
-    count_versions(folder, "1.9.1", "feedc0de0001")
+    folder = two_counting_codes(tmp_path)
     proc = counts_fixture.mxbench(folder, "find", "1.9.0..1.9.1",
                                   "bench_operators.dot.time_forward", "--on-counts",
                                   "--flavor", "cpu-mkldnn")
