@@ -42,8 +42,8 @@ def _entries(machine_dir):
         stamp = os.stat(path).st_mtime_ns
     except OSError:
         return []
-    if _LOGS.get(path, (None,))[0] != stamp:
-        _LOGS[path] = (stamp, read_conditions_log(path))
+    if _LOGS.get(path, (None,))[0] != stamp:  # each entry with its window, parsed once
+        _LOGS[path] = (stamp, [(entry, _window(entry)) for entry in read_conditions_log(path)])
     return _LOGS[path][1]
 
 
@@ -61,10 +61,9 @@ def version_of(point):
     bench_instructions): its recording's, LEGACY or UNKNOWN."""
     recording = point.recording
     started = point.started_at
-    if started is None:
-        return LEGACY  # asv wrote no start: a file of before the version, or a fixture
-    for entry in _entries(os.path.dirname(recording.path)):
-        window = _window(entry)
+    if started is None or started < HASHED_SINCE:
+        return LEGACY  # no entry of before then names a version
+    for entry, window in _entries(os.path.dirname(recording.path)):
         if window is None or not window[0] <= started / 1000.0 < window[1] + 1:
             continue
         if recording.env_name in entry["env_names"] and any(
@@ -73,7 +72,7 @@ def version_of(point):
             if isinstance(entry.get(FIELD), str):
                 return entry[FIELD]
             break
-    return LEGACY if started < HASHED_SINCE else UNKNOWN
+    return UNKNOWN
 
 
 def comparable(a, b):
@@ -83,8 +82,9 @@ def comparable(a, b):
 
 
 def versions_text(a, b):
-    """Why two counts are not compared: 'counting code legacy and 3f2a9c0d1e2b'."""
-    return "counted with %s" % (
-        "counting code of unknown version" if UNKNOWN in (version_of(a), version_of(b))
-        and version_of(a) == version_of(b)
-        else "two versions of the counting code (%s and %s)" % (version_of(a), version_of(b)))
+    """Why two counts are not compared: 'counted with two versions of the counting code
+    (legacy and 3f2a9c0d1e2b)', or of unknown version where neither is known."""
+    versions = version_of(a), version_of(b)
+    if versions == (UNKNOWN, UNKNOWN):
+        return "counted with counting code of unknown version"
+    return "counted with two versions of the counting code (%s and %s)" % versions
