@@ -222,10 +222,33 @@ def installed_mxnet():
     return (found.group(1) if found else "unknown version"), folder
 
 
+# asv's environments (asv.conf.json's env_dir): the Python a recording counts in
+ASV_ENV_DIR = os.sep + os.path.join(".asv", "env") + os.sep
+
+
+def comparability():
+    """One line: what a record's count must share with these to be the same count (the
+    counting code's version, the build, the environment), and whether this Python is an
+    asv environment. An ad-hoc count in another Python (the tool venv) differs from the
+    record's by up to 0.5 % (its packages move the heap: docs/instructions.md); one of
+    another build or version of the counting code by more."""
+    import sys
+    from . import counting_code
+    where = ("an asv environment, as a recording's" if ASV_ENV_DIR in sys.prefix + os.sep
+             else "NOT an asv environment (%s): its packages can move a small count by up to "
+                  "0.5 %% from a record's; the python of the record's asv environment counts "
+                  "as the recording did" % sys.prefix)
+    return ("counting code %s (benchmarks/harness/); a record's counts are these only when "
+            "counted with the same version (the history's before 2026-11-28: 'legacy') of "
+            "the mxnet build above (an asv environment holds the release asv installed "
+            "last); this Python is %s" % (counting_code.version(), where))
+
+
 def main(argv=None):
     """python -m benchmarks.bench_instructions [REGEX]: count the points whose asv name
     REGEX selects (as MXBENCH_INSTRUCTION_POINTS does) with this Python's MXNet, and print
-    each count with the seconds of its steps under Valgrind."""
+    each count with the seconds of its steps under Valgrind, after what makes them
+    comparable with a record's (comparability())."""
     import sys
     import time
     argv = sys.argv[1:] if argv is None else argv
@@ -241,6 +264,7 @@ def main(argv=None):
     # the build counted is whatever this Python's environment holds now: an asv environment
     # holds the release asv installed last, not necessarily the one a record is of
     print("mxnet %s (%s)" % installed_mxnet(), flush=True)
+    print(comparability(), flush=True)
     started = time.time()
     table = I.count_table(points)
     for point in points:

@@ -375,15 +375,16 @@ def test_held_out_judges_every_pair_of_days_by_the_table_of_the_others(tmp_path)
     assert not any(line.startswith("amd-epyc-2cpu-24gb-aa (") and "-aa2 (" in line
                    for line in pairs)
     # one pair through the history's own path: the table without the pair, then changes aa
-    line = next(p for p in pairs if p.startswith("amd-epyc-2cpu-24gb-set-old1 (")
+    # (a pair whose other three span three days: a table needs them)
+    line = next(p for p in pairs if p.startswith("amd-epyc-2cpu-24gb-aa2 (")
                 and "-short3-a (" in p)
     timings, beyond = re.search(r": (\d+) timings, \d+ flagged, beyond their noise (\d+) ",
                                 line).groups()
     table = tmp_path / "noise.json"
-    proc = mxbench("noise", *[d for d in HELD_OUT if not d.endswith(("set-old1", "short3-a"))],
+    proc = mxbench("noise", *[d for d in HELD_OUT if not d.endswith(("aa2", "short3-a"))],
                    "--release", "1.9.1", "-o", str(table))
     assert proc.returncode == 0, proc.stdout[-2000:]
-    proc = mxbench("changes", "aa", "--machine-a", "amd-epyc-2cpu-24gb-set-old1",
+    proc = mxbench("changes", "aa", "--machine-a", "amd-epyc-2cpu-24gb-aa2",
                    "--machine-b", "amd-epyc-2cpu-24gb-short3-a", "--release", "1.9.1",
                    "--noise", str(table))
     assert proc.returncode == 0, proc.stdout[-2000:]
@@ -406,14 +407,14 @@ def test_a_tables_margin_widens_every_threshold_where_the_table_is_applied(tmp_p
     assert sum(map(int, after.values())) < sum(map(int, before.values()))
     assert "8 pairs of different days, beyond their noise x 1.5: " in wide.stdout
     # built into a table, the margin is the table's: changes aa --noise applies it
-    rest = [d for d in HELD_OUT if not d.endswith(("set-old1", "short3-a"))]
+    rest = [d for d in HELD_OUT if not d.endswith(("aa2", "short3-a"))]
     table = tmp_path / "noise.json"
     proc = mxbench("noise", *rest, "--release", "1.9.1", "--margin", "1.5", "-o", str(table))
     assert proc.returncode == 0 and "thresholds: noise x 1.5" in proc.stdout, proc.stdout
     assert json.loads(table.read_text())["margin"] == 1.5
-    pair = next(k for k in after if k.startswith("amd-epyc-2cpu-24gb-set-old1 (")
+    pair = next(k for k in after if k.startswith("amd-epyc-2cpu-24gb-aa2 (")
                 and "-short3-a (" in k)
-    proc = mxbench("changes", "aa", "--machine-a", "amd-epyc-2cpu-24gb-set-old1",
+    proc = mxbench("changes", "aa", "--machine-a", "amd-epyc-2cpu-24gb-aa2",
                    "--machine-b", "amd-epyc-2cpu-24gb-short3-a", "--release", "1.9.1",
                    "--noise", str(table))
     assert proc.returncode == 0, proc.stdout[-2000:]

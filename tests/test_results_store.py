@@ -206,20 +206,17 @@ def test_a_failure_or_skip_never_replaces_a_measured_point(store):
             assert row["samples"][i] == old["results"][name][samples_col][i]
 
 
-def test_a_recorded_zero_count_is_replaced_by_a_later_skip(store):
-    """An instruction count of 0 is no count (callgrind named none of libmxnet's code):
-    a later run's skip replaces it; a 0 of any other benchmark stays like any measurement."""
+def test_a_zero_count_is_no_value(store):
+    """An instruction count of 0 is no count (callgrind named none of libmxnet's code): a
+    file holding one is refused like any bad value (bench_instructions records a skip)."""
     old = results.read_result_file(the_file(store))
     name, i = first_measured(old)
-    for benchmark, replaced in (("bench_instructions.relu.track_forward", True),
-                                (name, False)):
-        zero = copy.deepcopy(old)
-        zero["results"] = {benchmark: copy.deepcopy(old["results"][name])}
-        zero["results"][benchmark][0][i] = 0
-        new = copy.deepcopy(zero)
-        new["results"][benchmark][0][i] = float("nan")
-        merged = results.merge_result_data(zero, new)["results"][benchmark][0][i]
-        assert (merged != merged) if replaced else merged == 0, (benchmark, merged)
+    zero = copy.deepcopy(old)
+    zero["results"] = {"bench_instructions.relu.track_forward": copy.deepcopy(
+        old["results"][name])}
+    zero["results"]["bench_instructions.relu.track_forward"][0][i] = 0
+    with pytest.raises(results.ResultFileError, match="0 is not an instruction count"):
+        results.validate_result_data(the_file(store), zero)
 
 
 def test_a_new_measurement_replaces_the_old_one(store):

@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 
-from mxbench.core import results
+from mxbench.core import counting, results
 from mxbench.core.errors import UserError
 
 # Other processes' CPU use, in cores, above which the machine counts as busy: an idle VM
@@ -329,7 +329,9 @@ class Watch(object):
                       "command": command, "commits": list(commits),
                       "env_names": sorted(env_names), "load_before": before,
                       "busy": busy, "allowed_busy": bool(self.allow_busy),
-                      "cpu": cpu_identity(), "reference_before": reference_figures()}
+                      "cpu": cpu_identity(), "reference_before": reference_figures(),
+                      # the counts this recording makes compare only with counts of it
+                      counting.FIELD: counting.current()}
         self.during = DuringRun()
 
     def finish(self, outcome):

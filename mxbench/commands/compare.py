@@ -77,13 +77,17 @@ def print_counts(project, machine, base, head, flavor, factor, shown=10):
     """The instruction counts of the two releases (docs/instructions.md): how many moved,
     whether the timings asv's rule flags moved with them, the moved ones largest first."""
     from mxbench.reports.changes import (COUNTED_BENCHMARKS, compare, count_changes,
-                                         count_line, count_moves, count_summary,
-                                         moved_count_lines)
+                                         count_line, count_pairs, count_summary,
+                                         moved_count_lines, refused_count_lines)
     from mxbench.core.results import by_name
     before, after = (by_name(project.store.points(machine, project.commit(r),
                                                    project.environment(flavor),
                                                    COUNTED_BENCHMARKS)) for r in (base, head))
-    moves = count_moves(before, after)
+    moves, refused = count_pairs(before, after)
+    if not moves and refused:
+        print("instruction counts (docs/instructions.md), %s: %s"
+              % (flavor, " ".join(refused_count_lines(refused))))
+        return
     if not moves:
         print("instruction counts (docs/instructions.md), %s: not recorded for both releases (python -m mxbench run "
               "RELEASE --flavor %s --bench '^bench_instructions\\.')" % (flavor, flavor))

@@ -27,12 +27,14 @@ from tabulate import tabulate
 from mxbench.asvrun import runner as asvtools
 from mxbench.commands.run import record_points
 from mxbench.core import project as project_model
-from mxbench.core.arguments import allow_busy_argument, positive_factor, regex
+from mxbench.core.arguments import (allow_busy_argument, at_least, positive_factor,
+                                    positive_int, regex)
 from mxbench.core.formatting import human_value, ratio_text
 from mxbench.core.errors import UserError
 from mxbench.asvrun.conditions import cpu_identity, cpu_kind, cpu_kind_text
-from mxbench.reports.confirmations import (FACTOR, INCONCLUSIVE, ROUNDS, STATES, UNCONFIRMED,
-                                           aa_candidates, aa_project, aa_verdicts, candidates,
+from mxbench.reports.confirmations import (FACTOR, INCONCLUSIVE, MIN_ROUNDS, ROUNDS, STATES,
+                                           UNCONFIRMED, aa_candidates, aa_project, aa_verdicts,
+                                           candidates,
                                            confirmation_project, counts, counts_text,
                                            history_of, interval_text, kind_label,
                                            round_arguments, verdicts)
@@ -62,7 +64,7 @@ def setup_arguments(subparsers):
                         help="the history's factor (default: %(default)s)")
     parser.add_argument("--bench", "-b", type=regex,
                         help="only candidates whose name this regex finds")
-    parser.add_argument("--limit", type=int,
+    parser.add_argument("--limit", type=positive_int,
                         help="only the N largest candidates (measuring: the N largest that "
                              "have no verdict yet, so that runs of N resume one another)")
     parser.add_argument("--rerun", action="store_true",
@@ -74,8 +76,9 @@ def setup_arguments(subparsers):
                              "reports/noise/MACHINE.json)")
     parser.add_argument("--noise", metavar="FILE",
                         help="--beyond-noise with this table (python -m mxbench noise)")
-    parser.add_argument("--rounds", type=int, default=ROUNDS,
-                        help="interleaved rounds (default: %(default)s)")
+    parser.add_argument("--rounds", type=at_least(MIN_ROUNDS, "--rounds"), default=ROUNDS,
+                        help="interleaved rounds a side, at least %d (default: %%(default)s)"
+                             % MIN_ROUNDS)
     parser.add_argument("--list", action="store_true",
                         help="list the candidates and their verdicts; measure nothing")
     allow_busy_argument(parser)

@@ -203,10 +203,15 @@ class Bisection(object):
         return FOUND
 
     def count_verdict(self, before, after):
-        from mxbench.reports.changes import COUNT_SPREAD, count_figures, count_moves
+        from mxbench.reports.changes import COUNT_SPREAD, count_figures, count_pairs
         self.measure(before)
         self.measure(after)
-        moves = count_moves(*(self.recorded_points(r) for r in (before, after)))
+        moves, refused = count_pairs(*(self.recorded_points(r) for r in (before, after)))
+        if refused:  # a step between two versions of the counting code is no release's
+            raise UserError("%s -> %s: %s: %s; count both with this checkout: python -m "
+                            "mxbench run %s %s --flavor %s --bench '^bench_instructions\\.' "
+                            "--rerun" % (before, after, refused[0][0], refused[0][1], before,
+                                         after, self.flavor))
         wanted = "faster" if self.invert else "slower"
         found = [c for c in moves if c.verdict == wanted]
         what = "fewer" if self.invert else "more"

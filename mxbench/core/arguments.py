@@ -69,3 +69,23 @@ def regex(text):
     except re.error as exc:
         raise argparse.ArgumentTypeError("not a regular expression: %r (%s)" % (text, exc))
     return text
+
+
+def at_least(minimum, what="a count"):
+    """An argument type: a whole number of `minimum` or more. Every count and limit of the
+    command line takes one (`positive_int`), so that no 0 or negative number slices a list
+    from its end, runs no rounds, or is taken as "no limit"."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("not a whole number: %r" % text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError("%s must be %d or more, not %s"
+                                             % (what, minimum, text))
+        return value
+    parse.__name__ = "at_least_%d" % minimum  # argparse names the type in its messages
+    return parse
+
+
+positive_int = at_least(1)

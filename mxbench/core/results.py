@@ -116,10 +116,14 @@ def _expect(path, ok, what):
 
 
 # What a value of each kind of benchmark can be (asv's unit, else the method's prefix): a
-# timing is positive and finite, a memory figure non-negative and finite; any other value
-# (a rate, a count) finite. NaN (a skip) and null (a failure) are not values.
+# timing is positive and finite, a memory figure non-negative and finite, an instruction
+# count a whole number above 0; any other value (a rate) finite. NaN (a skip) and null (a
+# failure) are not values.
 TIMING_PREFIXES = ("time_", "timeraw_")
 MEMORY_PREFIXES = ("mem_", "peakmem_")
+# The instruction counts' benchmarks (benchmarks/bench_instructions.py), by name prefix.
+INSTRUCTION_BENCHMARKS = "bench_instructions."
+INSTRUCTIONS_UNIT = "instructions"
 
 
 def value_problem(name, value, unit=None):
@@ -134,6 +138,11 @@ def value_problem(name, value, unit=None):
     elif unit == "bytes" or (unit is None and method.startswith(MEMORY_PREFIXES)):
         if not (math.isfinite(value) and value >= 0):
             return "%r is not a memory figure (it is non-negative and finite)" % value
+    elif unit == INSTRUCTIONS_UNIT or (unit is None and name.startswith(INSTRUCTION_BENCHMARKS)):
+        # a call into MXNet always runs some of libmxnet's code: 0 is callgrind naming none
+        # of it (1.6.0's `mxnet` wheel), which bench_instructions records as a skip
+        if not (math.isfinite(value) and value > 0 and value == int(value)):
+            return "%r is not an instruction count (it is a whole number above 0)" % value
     elif not math.isfinite(value):
         return "%r is not a measurement (it is finite)" % value
     return None
@@ -398,21 +407,7 @@ def _started_later(a, b):
     return _is_number(a) and _is_number(b) and a > b
 
 
-# The instruction counts' benchmarks (benchmarks/bench_instructions.py), by name prefix.
-INSTRUCTION_BENCHMARKS = "bench_instructions."
-
-# Benchmarks whose recorded 0 is no measurement, so that a later run's skip replaces it: an
-# instruction count of a call into libmxnet is never 0. Until 2026-11-27 bench_instructions
-# recorded 0 where callgrind named none of the library's code (1.6.0's `mxnet` wheel); it
-# skips such a point now, with the reason.
-ZERO_IS_NO_MEASUREMENT = (INSTRUCTION_BENCHMARKS,)
-
-
-def zero_is_no_measurement(benchmark):
-    return benchmark.startswith(ZERO_IS_NO_MEASUREMENT)
-
-
-def merge_rows(old, new, base=None, zero_unmeasured=False):
+def merge_rows(old, new, base=None):
     """One benchmark's row: the new run's, except where the record's point is at least as
     new (same benchmark version and parameter values):
     - the new run failed or skipped a point the record has measured;
@@ -422,11 +417,7 @@ def merge_rows(old, new, base=None, zero_unmeasured=False):
       not the starting copy's.
     There the record's point stays, with its statistics and samples. Points are matched by
     their parameter values, so a grid that grew (a dtype added to an entry) keeps the points
-    recorded before; a point the new grid no longer has is gone with it. zero_unmeasured:
-    the record's 0 counts as unmeasured (zero_is_no_measurement)."""
-    def recorded(value):
-        return measured(value) and not (zero_unmeasured and value == 0)
-
+    recorded before; a point the new grid no longer has is gone with it."""
     if old["version"] != new["version"]:
         return new  # another benchmark now: asv compares only the same version
     if base is not None and base.get("version") != new["version"]:
@@ -448,11 +439,11 @@ def merge_rows(old, new, base=None, zero_unmeasured=False):
         if j is None:
             keep = False
         elif not measured(new_result[i]):
-            keep = recorded(old_result[j])
+            keep = measured(old_result[j])
         elif point in base_value and base_value[point] == new_result[i]:
             keep = True  # not measured by the new run
         else:
-            keep = (record_later and recorded(old_result[j])
+            keep = (record_later and measured(old_result[j])
                     and not (point in base_value and base_value[point] == old_result[j]))
         source.append(j if keep else None)
     if all(j is None for j in source):
@@ -524,8 +515,7 @@ def merge_result_data(old, new, base=None):
             if base_rows is not None and start is None:
                 start = dict.fromkeys(COLUMNS)  # a benchmark the start lacked: measured
                 start.update(version=row["version"], params=row["params"])
-            rows[name] = merge_rows(rows[name], row, start,
-                                    zero_unmeasured=zero_is_no_measurement(name))
+            rows[name] = merge_rows(rows[name], row, start)
         else:
             rows[name] = row
     merged["results"] = dict((name, _row_list(row)) for name, row in rows.items())

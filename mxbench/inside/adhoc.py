@@ -53,6 +53,7 @@ import numpy as np
 
 from benchmarks import catalogue as C
 from mxbench.core import errors, stats
+from mxbench.core.arguments import at_least, positive_int
 from mxbench.core.project import ROOT
 from mxbench.inside.lazy import harness as H
 from mxbench.reports import export
@@ -701,8 +702,8 @@ def setup_arguments(subparsers):
     parser.add_argument("--ctx", default="cpu", help="cpu or gpu (default cpu)")
     parser.add_argument("--kwargs", type=parse_kwargs, metavar="JSON",
                         help="operator keyword arguments, e.g. '{\"axis\": -1}'")
-    parser.add_argument("--runs", type=int, default=DEFAULT_RUNS)
-    parser.add_argument("--warmup", type=int, default=DEFAULT_WARMUP)
+    parser.add_argument("--runs", type=positive_int, default=DEFAULT_RUNS)
+    parser.add_argument("--warmup", type=at_least(0), default=DEFAULT_WARMUP)
     parser.add_argument("--no-backward", action="store_true", help="time the forward only")
     parser.add_argument("--profile", action="store_true",
                         help="add kernel times from MXNet's aggregate profiler")
@@ -741,8 +742,6 @@ def cmd_adhoc(args):
         return 0
     if args.shape and not args.op:
         raise errors.UserError("--shape goes with --op")
-    if args.runs < 1 or args.warmup < 0:
-        raise errors.UserError("--runs must be >= 1 and --warmup >= 0")
     try:
         require_writable_output(args.output)
         H.require_mxnet()

@@ -17,6 +17,7 @@ import sys
 from tabulate import tabulate
 
 from mxbench.asvrun import runner as asvtools
+from mxbench.core.arguments import positive_int
 from mxbench.core.errors import UserError
 
 PROBE = r'''
@@ -51,9 +52,9 @@ def setup_arguments(subparsers):
         "dispatch", help="the installed MXNet's dispatch floor under each A/B variant",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variant", action="append", help="env_matrix/variants.json name")
-    parser.add_argument("--processes", type=int, default=8, help="fresh processes per variant")
-    parser.add_argument("--samples", type=int, default=40, help="samples per process")
-    parser.add_argument("--calls", type=int, default=200, help="calls per sample")
+    parser.add_argument("--processes", type=positive_int, default=8, help="fresh processes per variant")
+    parser.add_argument("--samples", type=positive_int, default=40, help="samples per process")
+    parser.add_argument("--calls", type=positive_int, default=200, help="calls per sample")
     parser.set_defaults(func=cmd_dispatch, needs_project=False)
     return parser
 

@@ -15,6 +15,7 @@ from collections import OrderedDict, namedtuple
 from tabulate import tabulate
 
 from mxbench.asvrun import runner as asvtools
+from mxbench.core.arguments import positive_int
 from mxbench.core.errors import UserError
 from mxbench.core.formatting import quotient, ratio_text, seconds_text
 from mxbench.core.results import measured
@@ -199,7 +200,7 @@ def setup_arguments(subparsers):
                     "--results: default its results_dir; --machine: only this machine's results.")
     parser.add_argument("--format", choices=("text", "markdown", "csv", "json"),
                         default="text")
-    parser.add_argument("--top", type=int, default=10, help="largest gaps shown per group")
+    parser.add_argument("--top", type=positive_int, default=10, help="largest gaps shown per group")
     parser.add_argument("-o", "--output", help="write here instead of stdout")
     parser.set_defaults(func=cmd_baselines, needs_project=False)
     return parser

@@ -13,8 +13,8 @@ from collections import namedtuple
 
 from env_matrix.matrix import OK, MatrixError
 from mxbench.asvrun import runner as asvtools
-from mxbench.core import project as project_model
-from mxbench.core.arguments import command_group, machine_or_path, positive_factor
+from mxbench.core import counting, project as project_model
+from mxbench.core.arguments import command_group, machine_or_path, positive_factor, positive_int
 from mxbench.core.formatting import change_text, human_value, ratio_text
 from mxbench.core.results import Store, by_name, measured
 from mxbench.reports import confirmations, export
@@ -112,7 +112,7 @@ def markdown_report(report, machine, factor, top, results_dir="results", judge=N
             if note:
                 lines += [note, ""]
             moves = count_source(flavor, ra, rb) if count_source else {}
-            if moves:
+            if moves or getattr(moves, "refused", None):
                 lines += count_summary(flagged, moves) + [""]
             confirmed = [v.change for v in verdicts if v.state == confirmations.CONFIRMED]
             confirmed_counts.append(([c.name for c in confirmed], moves))
@@ -366,12 +366,12 @@ def _entry_method(name, module, prefix):
 
 def entry_counts(points):
     """{(entry, method): Point} of the measured instruction counts among `points` (Points;
-    the first of an entry and method wins). A 0 is no count (callgrind named none of
-    libmxnet's code: bench_instructions skips such a point now; older records hold 0s)."""
+    the first of an entry and method wins). Every one is above 0: the store refuses a
+    record holding a 0 count (results.value_problem)."""
     found = {}
     for point in points:
         key = _entry_method(point.name, INSTRUCTIONS_MODULE, "track_")
-        if key and key not in found and measured(point.value) and point.value > 0:
+        if key and key not in found and measured(point.value):
             found[key] = point
     return found
 
@@ -396,12 +396,34 @@ def count_change(name, a, b):
     return Change(name, a, b, ratio, verdict, "instructions")
 
 
-def count_moves(before, after):
-    """[Change] of every entry and method counted (non-zero) on both sides, by the
-    bench_instructions point's name."""
+def count_pairs(before, after):
+    """([Change] of every entry and method counted on both sides with one version of the
+    counting code, by the bench_instructions point's name; [(point name, why not)] of those
+    counted with two: a count moves with the code that counts it (core/counting.py), so
+    such a pair is no release change and is not compared."""
     counts = [entry_counts(points.values()) for points in (before, after)]
-    return [count_change(counts[1][key].name, counts[0][key].value, counts[1][key].value)
-            for key in sorted(set(counts[0]) & set(counts[1])) if counts[0][key].value > 0]
+    moves, refused = [], []
+    for key in sorted(set(counts[0]) & set(counts[1])):
+        a, b = counts[0][key], counts[1][key]
+        if counting.comparable(a, b):
+            moves.append(count_change(b.name, a.value, b.value))
+        else:
+            refused.append((b.name, counting.versions_text(a, b)))
+    return moves, refused
+
+
+def count_moves(before, after):
+    """The comparable half of count_pairs()."""
+    return count_pairs(before, after)[0]
+
+
+def refused_count_lines(refused):
+    """One line on the counts count_pairs() did not compare, naming the versions."""
+    if not refused:
+        return []
+    reasons = sorted(set(why for _, why in refused))
+    return ["Instruction counts of %d entries and methods not compared: %s." % (
+        len(refused), "; ".join(reasons))]
 
 
 def timing_count_key(name):
@@ -422,14 +444,23 @@ def count_benchmark(name):
     return "%s.%s.track_%s" % ((INSTRUCTIONS_MODULE,) + key) if key and "(" not in name else None
 
 
+class CountChanges(dict):
+    """count_changes(): a dict, and `refused`: count_pairs()'s counts not compared."""
+    refused = ()
+
+
 def count_changes(before, after):
     """{timing point name: Change of the instruction count of its entry and method}, for
     the bench_operators (and model layer) points whose entry has a count on both sides
-    (counted at its own shape class: one count per entry and method)."""
-    moves = dict((_entry_method(c.name, INSTRUCTIONS_MODULE, "track_"), c)
-                 for c in count_moves(before, after))
-    return dict((name, moves[timing_count_key(name)]) for name in set(before) | set(after)
-                if timing_count_key(name) in moves)
+    (counted at its own shape class: one count per entry and method) with one version of
+    the counting code; `.refused`: the counts of two versions."""
+    pairs, refused = count_pairs(before, after)
+    moves = dict((_entry_method(c.name, INSTRUCTIONS_MODULE, "track_"), c) for c in pairs)
+    found = CountChanges((name, moves[timing_count_key(name)])
+                         for name in set(before) | set(after)
+                         if timing_count_key(name) in moves)
+    found.refused = refused
+    return found
 
 
 def count_note(name, counts, releases, flavor):
@@ -444,8 +475,10 @@ def count_note(name, counts, releases, flavor):
         return ("%s: no instruction count of %s.%s recorded at %s (record it: python -m mxbench "
                 "run %s --flavor %s --bench '^bench_instructions\\.')"
                 % (name, key[0], key[1], " and ".join(missing), missing[0], flavor))
-    if counts[0][key].value <= 0:
-        return "%s: instruction count 0 at %s: no ratio" % (name, releases[0])
+    if not counting.comparable(counts[0][key], counts[1][key]):
+        return ("%s: instruction counts not compared: %s (count both again: python -m mxbench "
+                "run RELEASE --flavor %s --bench '^bench_instructions\\.' --rerun)"
+                % (name, counting.versions_text(counts[0][key], counts[1][key]), flavor))
     change = count_change(counts[1][key].name, counts[0][key].value, counts[1][key].value)
     return "%s: instruction count %s, %s: %s" % (
         name, "the same" if change.verdict == "same" else "moved", count_figures(change),
@@ -454,14 +487,16 @@ def count_note(name, counts, releases, flavor):
 
 
 def count_summary(changes, counts):
-    """A line on the significant timing changes whose entries have instruction counts."""
+    """A line on the significant timing changes whose entries have instruction counts, and
+    one on the counts not compared (count_changes()' `refused`)."""
+    refused = refused_count_lines(getattr(counts, "refused", ()))
     moved = [c for c in changes if c.verdict != "same" and c.name in counts]
     if not counts:
-        return []
+        return refused
     code = sum(counts[c.name].verdict != "same" for c in moved)
     return ["Instruction counts (bench_instructions) on both sides for %d of the significant "
             "timing changes: the count moved too for %d (another code path), not for %d "
-            "(memory, threads, the machine)." % (len(moved), code, len(moved) - code)]
+            "(memory, threads, the machine)." % (len(moved), code, len(moved) - code)] + refused
 
 
 class CountColumn(object):
@@ -673,7 +708,7 @@ def setup_arguments(subparsers):
         "significant differences between recorded results (releases, A/A, A/B)", __doc__)
     parser.add_argument("--factor", type=positive_factor, default=1.2)
     rel = sub.add_parser("releases", help="every pair of consecutive measured releases")
-    rel.add_argument("--top", type=int, default=10)
+    rel.add_argument("--top", type=positive_int, default=10)
     rel.add_argument("-o", "--output", help="Markdown file (default: stdout)")
     rel.add_argument("--chart", help="PNG of the largest changes")
     rel.add_argument("--all-kinds", action="store_true",
@@ -692,7 +727,7 @@ def setup_arguments(subparsers):
                                          "mxnet-native")
     lineage.set_defaults(func=lineage_command)
     for side in (between, lineage):
-        side.add_argument("--top", type=int, default=10)
+        side.add_argument("--top", type=positive_int, default=10)
     for name, what in (("aa", "the same release measured twice, under two machine names"),
                        ("ab", "the same release run two ways (A/B variants)")):
         side = sub.add_parser(name, help=what)
@@ -1016,7 +1051,13 @@ def side_command(args):
     if flagged:  # a day, or a host, moves points both ways: say which way they went
         print("  flagged slower in B: %d, faster: %d"
               % (sum(c.ratio > 1 for c in flagged), sum(c.ratio < 1 for c in flagged)))
-    counts = [c for c in changes if c.unit == "instructions" and c.before > 0 and c.after > 0]
+    counts = [c for c in changes if c.unit == "instructions"]
+    refused = [c for c in counts if not counting.comparable(before[c.name], after[c.name])]
+    for line in refused_count_lines([(c.name, counting.versions_text(before[c.name],
+                                                                     after[c.name]))
+                                     for c in refused]):
+        print("  " + line)
+    counts = [c for c in counts if c not in refused]
     if counts:  # a count repeats exactly: say how exactly (docs/instructions.md)
         moved = max(counts, key=lambda c: abs(c.ratio - 1))
         print("  instruction counts: %d of %d identical, the largest difference %.4f%% (%s)"

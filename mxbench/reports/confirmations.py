@@ -11,10 +11,14 @@ from mxbench.core import project as project_model
 from mxbench.core.errors import UserError
 from mxbench.core.formatting import ratio_text
 from mxbench.core.results import by_name
-from mxbench.core.stats import round_ratio_interval, rounds_separated
+from mxbench.core.stats import measured_rounds, round_ratio_interval, rounds_separated
 
 CONFIRMATIONS = "results-confirmations"  # beside the results directory it confirms
 ROUNDS = 4  # interleaved rounds per release: ~3x the samples of a history recording
+# Rounds a side that a verdict needs: with one, "every round beyond every round" is a coin
+# flip and the interval has no width (a round is the unit the bootstrap resamples). Fewer is
+# no confirmation run: the point stays not yet confirmed, and the next run measures it.
+MIN_ROUNDS = 2
 # samples a round: confirm asks asv for exactly this many, so that a point's samples can be
 # cut into its rounds again (every run before this was made with asv's default, 5 a round
 # for all the points measured)
@@ -96,7 +100,9 @@ def verdicts(project, machine, base, head, flavor, changes, factor, measured_on=
 
 def judged(change, sides, factor):
     """The Verdict of a change from its interleaved rounds (BASE's, HEAD's), or not yet
-    confirmed without them (or without a whole round a side)."""
+    confirmed without them (or with fewer than MIN_ROUNDS whole rounds a side)."""
+    if sides and min(len(measured_rounds(side)) for side in sides) < MIN_ROUNDS:
+        sides = None
     interval = round_ratio_interval(sides[0], sides[1], LEVEL) if sides else None
     if interval is None:
         return Verdict(change, UNCONFIRMED, None, None, None)

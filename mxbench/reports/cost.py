@@ -10,6 +10,7 @@ from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
+from mxbench.core.arguments import positive_int
 from mxbench.core.results import measured
 
 SETUP_CACHE = "<setup_cache "
@@ -63,7 +64,7 @@ def setup_arguments(subparsers):
     parser.add_argument("--variant", default="default",
                         help="an A/B variant's run (env_matrix/variants.json; its results are "
                              "in experiments/)")
-    parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--top", type=positive_int, default=15)
     parser.set_defaults(func=cmd_cost)
     return parser
 

@@ -10,6 +10,7 @@ import sys
 from collections import OrderedDict
 
 from benchmarks import catalogue as C
+from mxbench.core.arguments import at_least
 from mxbench.core.errors import UserError
 from mxbench.inside.registry import (NUMPY_PREFIXES, alias_groups, installed_mxnet,
                                      numpy_groups, operators_run, registered_names)
@@ -370,7 +371,7 @@ def setup_arguments(subparsers):
     parser.add_argument("--list", choices=("covered", "excluded", "missing", "all"),
                         default=None, help="which names to list (text/markdown; default: "
                         "missing, or all with --format markdown)")
-    parser.add_argument("--fail-under", type=int, default=None, metavar="N",
+    parser.add_argument("--fail-under", type=at_least(0), default=None, metavar="N",
                         help="exit 1 when fewer than N counted names are covered, or any "
                         "is missing")
     parser.add_argument("--numpy", action="store_true",

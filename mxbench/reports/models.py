@@ -10,7 +10,7 @@ from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
-from mxbench.core.arguments import command_group
+from mxbench.core.arguments import command_group, positive_int
 from mxbench.core.formatting import milliseconds_text, quotient, ratio_text
 from mxbench.core.results import measured, point_name, write_json_atomic
 
@@ -220,7 +220,7 @@ def setup_arguments(subparsers):
     report.add_argument("--base", help="a second release: which layers explain the change")
     report.add_argument("--flavor", default="cpu-mkldnn")
     report.add_argument("--data", help="default: benchmarks/model_layers.json")
-    report.add_argument("--top", type=int, default=5)
+    report.add_argument("--top", type=positive_int, default=5)
     report.set_defaults(func=cmd_report)
     select = sub.add_parser("select", help="the asv -b regex of some models and their layers")
     select.add_argument("models", nargs="+")

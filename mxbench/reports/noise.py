@@ -25,6 +25,7 @@ machine) is divided out.
 """
 import itertools
 import json
+import math
 import os
 import sys
 from collections import defaultdict
@@ -38,6 +39,9 @@ from mxbench.core.errors import UserError
 from mxbench.core.results import Store, measured
 
 MIN_RECORDINGS = 3
+# A table's recordings span at least this many days (issue 23's rule, docs/trust.md): the
+# widest ratio within one or two days has not seen the day-to-day moves a table stands for.
+MIN_DAYS = 3
 MARGIN = 1.0  # a table without one: the threshold is the point's noise itself
 UNKNOWN_QUANTILE = 90
 NOISE_DIR = os.path.join(project_model.ROOT, "reports", "noise")
@@ -53,10 +57,11 @@ def setup_arguments(subparsers):
         "noise", help="each point's noise from A/A recordings of one release (max/min)",
         description=__doc__.split("\n\n")[0])
     parser.add_argument("recordings", nargs="+", metavar="RESULTS_DIR/MACHINE",
-                        help="machine directories holding recordings of the same release and "
-                             "settings (at least %d, on different days); the first names the "
-                             "machine whose reports the table serves (or --machine before "
-                             "the command)" % MIN_RECORDINGS)
+                        help="machine directories holding distinct recordings of the same "
+                             "release and settings (at least %d, on at least %d different "
+                             "days); the first names the machine whose reports the table "
+                             "serves (or --machine before the command)"
+                             % (MIN_RECORDINGS, MIN_DAYS))
     parser.add_argument("--release", required=True)
     parser.add_argument("--flavor", default="cpu-mkldnn")
     parser.add_argument("-o", "--output",
@@ -87,10 +92,12 @@ def recording_days(points):
 
 def read_recordings(machine_dirs, commit, env_name, release):
     """[(recording description, [measured timing Point])] of each machine directory's
-    recording of (commit, env_name)."""
-    read, kinds = [], set()
-    for path in machine_dirs:
-        path = os.path.abspath(path.rstrip("/"))
+    recording of (commit, env_name); UserError where two are one recording (a directory
+    given twice, or a copy: the same points started at the same times), whose ratios of 1
+    would pass for no noise, or where they were made on two CPU kinds."""
+    read, seen, kinds = [], {}, set()
+    for given in machine_dirs:
+        path = os.path.abspath(given.rstrip("/"))
         store, machine = Store(os.path.dirname(path)), os.path.basename(path)
         points = [p for p in store.points(machine, commit, env_name)
                   if p.unit == "seconds" and measured(p.value) and p.value > 0]
@@ -98,6 +105,14 @@ def read_recordings(machine_dirs, commit, env_name, release):
             raise UserError("%s: no measured timing of %s in environment %s"
                             % (path, release, env_name))
         kinds.update(conditions.recorded_cpu_kinds(store, machine, commit, env_name))
+        identity = [os.path.realpath(path)]
+        if any(p.started_at for p in points):
+            identity.append(frozenset((p.name, p.started_at) for p in points))
+        for key in identity:
+            if key in seen:
+                raise UserError("%s and %s are one recording: a point's noise needs distinct "
+                                "recordings" % (seen[key], given))
+            seen[key] = given
         read.append(({"machine_dir": os.path.relpath(path, project_model.ROOT),
                       "day": recording_days(points), "timings": len(points)}, points))
     require_one_cpu_kind(kinds)
@@ -162,12 +177,18 @@ def build(project, machine_dirs, release, flavor, command, machine=None, margin=
     if len(recordings) < MIN_RECORDINGS:
         raise UserError("%d recording(s): the noise of a point needs at least %d"
                         % (len(recordings), MIN_RECORDINGS))
+    days = sorted(set(r["day"] for r in recordings if r["day"]))
+    if len(days) < MIN_DAYS:
+        raise UserError("%d recording(s) on %d day(s) (%s): a noise table needs recordings of "
+                        "at least %d different days (docs/trust.md)"
+                        % (len(recordings), len(days), ", ".join(days) or "no dates",
+                           MIN_DAYS))
     noise = point_noise(values)
     known = [v["noise"] for v in noise.values()]
     unknown = unknown_noise(noise)
     return {"machine": table_machine(machine_dirs, machine), "release": release,
             "flavor": flavor, "env_name": env_name, "command": command, "recordings": recordings,
-            "days": sorted(set(r["day"] for r in recordings if r["day"])),
+            "days": days,
             "min_recordings": MIN_RECORDINGS, "margin": margin,
             "unknown_noise": round(unknown, 4) if unknown else None,
             "median_noise": round(float(np.median(known)), 4) if known else None,
@@ -272,6 +293,30 @@ def noise_command(args):
     return 0
 
 
+def is_ratio(value):
+    """A noise or a margin: a number of 1 or more (max / min), finite."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value >= 1)
+
+
+def table_problem(data):
+    """What makes `data` no noise table, or None. Every value a threshold is made of is a
+    finite ratio of 1 or more: a NaN compares false with every ratio and a negative one is
+    below the factor, and either would pass every change as beyond its noise."""
+    if not isinstance(data, dict) or not isinstance(data.get("points"), dict):
+        return "no \"points\" object"
+    for name, entry in data["points"].items():
+        if not isinstance(entry, dict) or not is_ratio(entry.get("noise")):
+            return "the noise of %s is %s, not a finite ratio of 1 or more" % (
+                name, json.dumps(entry.get("noise") if isinstance(entry, dict) else entry))
+    for key in ("unknown_noise", "margin"):
+        if data.get(key) is not None and not is_ratio(data[key]):
+            return "its %s is %s, not a finite ratio of 1 or more" % (key, json.dumps(data[key]))
+    if data.get("machine") is not None and not isinstance(data["machine"], str):
+        return "its machine is %s, not a name" % json.dumps(data["machine"])
+    return None
+
+
 class Noise(object):
     """A noise table (reports/noise/MACHINE.json): threshold(name) is the ratio a change of
     that point must pass besides the report's factor."""
@@ -292,9 +337,11 @@ class Noise(object):
         try:
             with open(path) as fh:
                 data = json.load(fh)
-            data["points"]
-        except (ValueError, KeyError, TypeError) as exc:
+        except ValueError as exc:
             raise UserError("%s: not a noise table (%s)" % (path, exc))
+        problem = table_problem(data)
+        if problem:
+            raise UserError("%s: not a noise table (%s)" % (path, problem))
         return cls(data, path)
 
     @classmethod
