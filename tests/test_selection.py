@@ -153,22 +153,22 @@ def test_a_long_run_after_a_short_one_measures_the_rest_and_keeps_what_was_measu
     """short, short again (nothing to run), then long: the short point keeps its value and
     every other CPU point is measured; the GPU points are not run on a CPU flavor."""
     from conftest import E2E_ATTRS
-    # an entry without field cases: one short point (InstanceNorm: float32 only)
-    bench = r"^bench_operators\.InstanceNorm\.time_forward\("
+    # an entry without field cases: one short point (medium), four CPU points in all
+    bench = r"^bench_operators\.pick\.time_forward\("
     run = lambda *args: asv_e2e.mxbench("run", "1.9.1", "--flavor", "cpu-mkldnn", "--bench",
                                         bench, *args, "--", *E2E_ATTRS)
     path = asv_e2e.result_file("1.9.1", "cpu-mkldnn")
     short = run("--selection", "short")
     assert short.returncode == 0 and "short selection, 1.9.1: 1 point(s)" in short.stdout, \
         short.stdout[-3000:]
-    first = recorded(path, "bench_operators.InstanceNorm.time_forward")
-    point = ("'medium'", "'float32'", "'cpu'")
+    first = recorded(path, "bench_operators.pick.time_forward")
+    point = ("'medium'", "'int32'", "'cpu'")
     assert [p for p, v in first.items() if not math.isnan(v)] == [point]
     again = run("--selection", "short")
     assert "1.9.1: 0 point(s) to measure" in again.stdout and "$ " not in again.stdout
     full = run()  # an explicit --bench: the long selection within it
-    assert full.returncode == 0 and "long selection, 1.9.1: 1 point(s)" in full.stdout
-    after = recorded(path, "bench_operators.InstanceNorm.time_forward")
+    assert full.returncode == 0 and "long selection, 1.9.1: 3 point(s)" in full.stdout
+    after = recorded(path, "bench_operators.pick.time_forward")
     assert after[point] == first[point]
     for p, v in after.items():
         assert math.isnan(v) == (p[2] == "'gpu'"), (p, v)

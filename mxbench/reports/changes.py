@@ -521,6 +521,20 @@ NOT_RECORDED = "not recorded at the documented shape yet"
 NOT_MEASURABLE = "not measurable in these wheels"
 
 
+def documented_verdict(count, expected):
+    """seen / partly / not seen / not measured from the points' counts of faster, slower and
+    same, for a change expected `expected`."""
+    opposite = "slower" if expected == "faster" else "faster"
+    n = sum(count.values())
+    if not n:
+        return "not measured"
+    if count[expected] == 0:
+        return "not seen"
+    if count[expected] > count[opposite] and 2 * count[expected] >= n:
+        return "seen"
+    return "partly"
+
+
 def check_documented(report, documented):
     """For every documented CPU change and flavor: what our history shows for its benchmarks.
 
@@ -549,16 +563,7 @@ def check_documented(report, documented):
             field = [c for c, b in mine if point_case(c.name, b) in cases]
             mine = field if field else [c for c, b in mine]
             count = dict((v, sum(c.verdict == v for c in mine)) for v in ("faster", "slower", "same"))
-            expected = entry["expect"]
-            opposite = "slower" if expected == "faster" else "faster"
-            if not mine:
-                verdict = "not measured"
-            elif count[expected] == 0:
-                verdict = "not seen"
-            elif count[expected] > count[opposite] and 2 * count[expected] >= len(mine):
-                verdict = "seen"
-            else:
-                verdict = "partly"
+            verdict = documented_verdict(count, entry["expect"])
             if entry.get("not_measurable"):
                 verdict = NOT_MEASURABLE
             elif cases and not field:
@@ -586,8 +591,10 @@ def documented_markdown(rows, documented=None):
             note = ": %s" % entry["not_measurable"]
         elif verdict == NOT_RECORDED:
             ra, rb = pair.split(" → ")
-            note = " (%s; the counts are the catalogue's shapes): `%s`" % (
-                ", ".join(entry["cases"]), FIELD_RUN % (ra, rb, flavor))
+            at_catalogue = documented_verdict(
+                {"faster": faster, "slower": slower, "same": same}, entry["expect"])
+            note = " (%s); at the catalogue's shapes: %s; to record them: `%s`" % (
+                ", ".join(entry["cases"]), at_catalogue, FIELD_RUN % (ra, rb, flavor))
         lines.append("| %s | %s ([source](%s)) | %s | %s | %s | %s | **%s**%s |" % (
             entry["release"], entry["what"], entry["source"], flavor, pair or "—",
             "%d / %d / %d" % (faster, slower, same) if pair else "—",
