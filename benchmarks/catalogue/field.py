@@ -53,10 +53,13 @@ def _embedding(batch):
 # docs/documented-changes.toml.
 FIELD = OrderedDict([
     ("FullyConnected", [
-        # #17980: data (rows, inner), weight (cols, inner), no bias; the two extremes of its
-        # five shapes: (5, 512, 512) 1.8x and (5, 2048, 512) 3.7x with oneDNN 1.6.1 vs 1.3
+        # #17980's five (rows, inner, cols): data (rows, inner), weight (cols, inner), no bias;
+        # (5, 2048, 512) 3.7x and (5, 512, 512) 1.8x with oneDNN 1.6.1 against 1.3
         ("field-17980", _fc(5, 2048, 512, bias=False)),
         ("field-17980-512", _fc(5, 512, 512, bias=False)),
+        ("field-17980-1536", _fc(5, 512, 1536, bias=False)),
+        ("field-17980-2048", _fc(5, 512, 2048, bias=False)),
+        ("field-17980-b4", _fc(4, 512, 512, bias=False)),
         # inference at batch 1 and 8: ResNet-50's classifier, 2048 -> 1000
         ("field-bs1", _fc(1, 2048, 1000)),
         ("field-bs8", _fc(8, 2048, 1000)),
@@ -96,8 +99,12 @@ FIELD = OrderedDict([
         ("field-bert-bs8", case(T(8, 12, 128, 128), axis=-1)),
     ]),
     ("log_softmax", [
-        # #18320 (in 1.x by #18469): (5, 512, 512), native 5.39 ms, oneDNN 1.10 ms
+        # #18320's five shapes (in 1.x by #18469): (5, 512, 512) native 5.39 ms, oneDNN 1.10 ms
         ("field-18320", case(T(5, 512, 512), axis=-1)),
+        ("field-18320-1536", case(T(5, 512, 1536), axis=-1)),
+        ("field-18320-2048", case(T(5, 512, 2048), axis=-1)),
+        ("field-18320-2048x512", case(T(5, 2048, 512), axis=-1)),
+        ("field-18320-b4", case(T(4, 512, 512), axis=-1)),
         # a BERT-base vocabulary's log-probabilities at batch 1 and 8
         ("field-bs1", case(T(1, 30522), axis=-1)),
         ("field-bs8", case(T(8, 30522), axis=-1)),
