@@ -137,6 +137,13 @@ FIELD = OrderedDict([
         # 5 x 30000 per sentence; the source gives no batch: 1
         ("field-12085", case(T(1, 150000), axis=-1, k=5)),
     ]),
+    ("take", [
+        # #16615 made take along axis != 0 faster; the source gives no shape: the entry's
+        # medium (10000 x 128, 8192 indices) transposed, taken along axis 1 (1.0 and 1.1
+        # reject axis != 0: a skip with MXNet's message there)
+        ("field-16615", case(T(128, 10000, dtype="float32"), T(8192, fill="index", high=10000),
+                             axis=1)),
+    ]),
     ("Dropout", [
         # #15521: Dropout outside training (the default mode) no longer copies its input;
         # the source gives no shape: the entry's medium (1024, 1024)
