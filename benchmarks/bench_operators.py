@@ -37,16 +37,23 @@ def _time_forward_backward(self, shape, dtype, device):
     self.call.forward_backward()
 
 
+def short_shape(op):
+    """The shape of the short selection's rule (mxbench.core.selection): the entry's declared
+    short case, else `medium`, else its first."""
+    return op.short_case or ("medium" if "medium" in op.cases else next(iter(op.cases)))
+
+
 def _make_class(op):
     attrs = {
-        "operator": op,
-        "params": [list(op.cases), list(op.dtypes), DEVICES],
+        # field cases after the entry's own: recorded points keep their names and versions
+        "operator": op.replace(cases=op.all_cases) if op.field else op,
+        "params": [list(op.all_cases), list(op.dtypes), DEVICES],
         "version": "%s.%s" % (H.HARNESS_VERSION, op.version),
         "__module__": __name__,
         "__doc__": "%s (%s)%s" % (op.name, op.category, ": " + op.note if op.note else ""),
     }
-    if op.short_case:
-        attrs["short_params"] = {"shape": [op.short_case]}
+    if op.short_case or op.field:
+        attrs["short_params"] = {"shape": [short_shape(op)] + list(op.field)}
     if op.pairs_with:
         # The pair is there to time the interface, which its forward call does; its backward
         # runs the mx.nd entry's backward kernels (np.sin's gradient is _backward_sin), which

@@ -162,6 +162,15 @@ def test_gpu_without_gpu():
     assert row["status"] == "error" and "no GPU" in row["message"]
 
 
+def test_a_field_case_runs_by_name():
+    """Field cases (benchmarks/catalogue/field.py) run when named, not by default."""
+    row = adhoc.benchmark("FullyConnected", case="field-17980-512", dtype="float32", **QUICK)
+    assert row["status"] == "ok", row["message"]
+    assert row["case"] == "field-17980-512"
+    rows = adhoc.run_operator("FullyConnected", dtypes=["float32"], runs=2, warmup=0)
+    assert [r["case"] for r in rows] == list(C.by_name()["FullyConnected"].cases)
+
+
 def test_unknown_shape_class():
     row = adhoc.benchmark("relu", case="huge", **QUICK)
     assert row["status"] == "error" and "no shape class 'huge'" in row["message"]

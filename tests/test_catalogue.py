@@ -122,7 +122,9 @@ def test_every_operator_class_is_generated_with_a_version():
         cls = classes[op.class_name]
         # Set on the class itself, never left to asv's hash of the source.
         assert cls.__dict__["version"] == "%s.%s" % (H.HARNESS_VERSION, op.version)
-        assert cls.params == [list(op.cases), list(op.dtypes), bench_operators.DEVICES]
+        # the field cases after the entry's own: recorded points keep their names
+        assert cls.params == [list(op.cases) + list(op.field), list(op.dtypes),
+                              bench_operators.DEVICES]
         assert cls.param_names == ["shape", "dtype", "device"]
         assert hasattr(cls, "time_forward")
         assert hasattr(cls, "time_forward_backward") == bool(op.backward)
@@ -187,6 +189,9 @@ def test_grid_size_is_bounded():
         cpu_points += len(op.cases) * len(op.dtypes) * methods
     for block in C.BLOCKS:
         cpu_points += len(block.cases) * len(block.dtypes) * len(bench_gluon.MODES) * 2
+    field_points = sum(len(op.field) * len(op.dtypes) * (2 if op.backward else 1)
+                       for op in C.OPERATORS)
+    assert field_points <= 200, field_points  # timed only (field.py)
     # 1,914 before the registry's entries; they and the long tail's dtypes/classes add ~660,
     # nearly all of them long-tail points (see docs/catalogue.md).
     assert cpu_points <= 2700, cpu_points
@@ -500,3 +505,31 @@ def test_the_slow_medium_table_round_trips_through_its_file(tmp_path):
     path = str(tmp_path / "slow_medium.json")
     tuning.write_slow_medium({"dot": 51.7, "sort": 117}, "a command", 50, path)
     assert tuning.read_slow_medium(path) == {"dot": 51, "sort": 117}
+
+
+def test_field_cases_are_declared_on_their_entries_and_timed_only_by_bench_operators():
+    """Field cases (field.py) belong to existing entries, are named field-..., never reuse an
+    entry's own case name, are built like its cases, and stay out of the memory and
+    instruction-count classes (their grids keep their recorded parameters)."""
+    from benchmarks.catalogue import field
+    by_class = C.by_class_name()
+    assert set(field.FIELD) <= set(by_class)
+    for name, cases in field.FIELD.items():
+        op = by_class[name]
+        assert list(op.field) == [c for c, _ in cases]
+        for case_name, case in cases:
+            assert case_name.startswith("field-") and case_name not in op.cases, case_name
+            assert isinstance(case, C.Case) and case.inputs, case_name
+        assert getattr(bench_operators, name).operator.cases == op.all_cases
+    assert not any(op.field for op in C.OPERATORS if op.class_name not in field.FIELD)
+    from mxbench.core.selection import discover
+    elsewhere = [b.name for b in discover() if not b.name.startswith("bench_operators.")
+                 and any("field-" in v for axis in b.params for v in axis)]
+    assert elsewhere == []
+    # the core NN operators have batch-1 and batch-8 inference cases
+    for name in ("FullyConnected", "BatchNorm", "LayerNorm", "log_softmax", "Embedding"):
+        assert {"field-bs1", "field-bs8"} <= set(by_class[name].field), name
+    for name in ("softmax", "transpose", "batch_dot"):
+        assert {"field-bert-bs1", "field-bert-bs8"} <= set(by_class[name].field), name
+    assert {"field-resnet50-stem-bs1", "field-resnet50-stem-bs8"} <= set(
+        by_class["Convolution"].field)

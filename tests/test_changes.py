@@ -118,19 +118,94 @@ def test_documented_changes_are_checked_against_the_bracketing_pair():
 def test_documented_changes_file_is_well_formed():
     from env_matrix.matrix import load
     from mxbench.reports.changes import load_documented
-    releases = set(load().releases())
+    matrix = load()
+    releases = set(matrix.releases())
     for entry in load_documented():
         assert entry["release"] in releases, entry
         assert entry["expect"] in ("faster", "slower"), entry
-        assert entry["source"].startswith("https://"), entry
+        for url in [entry["source"]] + entry.get("also", []):
+            assert url.startswith("https://"), entry
         assert entry["benchmarks"] and all(b.startswith("bench_") for b in entry["benchmarks"])
-        assert set(entry["flavors"]) <= {"cpu-mkldnn", "cpu-openblas"}, entry
+        if entry.get("device", "cpu") == "cpu":
+            assert set(entry["flavors"]) <= {"cpu-mkldnn", "cpu-openblas"}, entry
+        else:  # kept for a GPU machine
+            assert entry["device"] == "gpu", entry
+            assert all(f.startswith("gpu-") and f in matrix.flavors for f in entry["flavors"])
         for bench in entry["benchmarks"]:  # module.Class.method of this suite
             module, cls, method = bench.split(".")
             mod = importlib.import_module("benchmarks." + module)
             assert hasattr(getattr(mod, cls, None), method), bench
 
 
+def test_documented_changes_are_complete_and_at_least_40_on_cpu():
+    """Every entry says what its source reports and at which shapes (or that it gives none),
+    regressions are among them, and at least 40 are CPU changes."""
+    from mxbench.reports.changes import load_documented
+    documented = load_documented()
+    for entry in documented:
+        for field in ("release", "what", "source", "expect", "size", "shapes", "flavors"):
+            assert isinstance(entry.get(field), (str, list)) and entry[field], (field, entry)
+        assert set(entry) <= {"release", "what", "source", "also", "benchmarks", "flavors",
+                              "expect", "size", "shapes", "cases", "not_measurable",
+                              "device"}, entry
+    cpu = [e for e in documented if e.get("device", "cpu") == "cpu"]
+    assert len(cpu) >= 40
+    assert sum(e["expect"] == "slower" for e in cpu) >= 5
+
+
+def test_every_documented_shape_is_a_field_case_of_its_entry():
+    """A field case named in the toml is a shape parameter value of every benchmark of its
+    entry (benchmarks/catalogue/field.py), named field-..., after the entry's own cases."""
+    from mxbench.reports.changes import load_documented
+    import benchmarks.bench_operators as bench_operators
+    from benchmarks.catalogue import by_class_name
+    named = 0
+    for entry in load_documented():
+        for case_name in entry.get("cases", []):
+            assert case_name.startswith("field-"), entry
+            for bench in entry["benchmarks"]:
+                module, cls, method = bench.split(".")
+                assert module == "bench_operators", bench
+                op = by_class_name()[cls]
+                assert case_name in op.field, (case_name, bench)
+                shapes = getattr(bench_operators, cls).params[0]
+                assert shapes[:len(op.cases)] == list(op.cases)  # recorded names first
+                assert case_name in shapes[len(op.cases):], (case_name, bench)
+                named += 1
+    assert named >= 15
+
+
+def test_documented_changes_are_judged_at_their_field_shapes():
+    from mxbench.reports.changes import check_documented, documented_markdown
+    entry = {"release": "1.8.0", "benchmarks": ["bench_operators.FullyConnected.time_forward"],
+             "flavors": ["cpu-mkldnn"], "expect": "faster", "what": "FC small batches",
+             "source": "https://example.invalid/17980", "cases": ["field-17980"],
+             "size": "3.7x", "shapes": "(5, 2048, 512)"}
+    name = "bench_operators.FullyConnected.time_forward('%s', 'float32', 'cpu')"
+    catalogue = [Change(name % "small", 1.0, 1.01, 1.01, "same", "seconds"),
+                 Change(name % "medium", 1.0, 0.99, 0.99, "same", "seconds")]
+    field = [Change(name % "field-17980", 1.0, 0.4, 0.4, "faster", "seconds"),
+             Change(name % "field-bs1", 1.0, 2.0, 2.0, "slower", "seconds")]  # another case
+    report = {"cpu-mkldnn": [("1.7.0.post2", "1.8.0.post0", catalogue + field)]}
+    row = check_documented(report, [entry])[0]
+    assert row[2:] == ("1.7.0.post2 → 1.8.0.post0", 1, 0, 0, 0.4, "seen at its shape")
+    # field cases not recorded in this pair: the catalogue's shapes, and the command
+    report = {"cpu-mkldnn": [("1.7.0.post2", "1.8.0.post0", catalogue)]}
+    rows = check_documented(report, [entry])
+    assert rows[0][2:] == ("1.7.0.post2 → 1.8.0.post0", 0, 0, 2, 1.0,
+                           "not recorded at the documented shape yet")
+    text = documented_markdown(rows)
+    assert ("`python -m mxbench run 1.7.0.post2 1.8.0.post0 --flavor cpu-mkldnn "
+            "--selection field`") in text
+    # compiled out of the wheels: said so, whatever the points do
+    entry["not_measurable"] = "MKL BLAS only"
+    rows = check_documented({"cpu-mkldnn": [("1.7.0.post2", "1.8.0.post0", field)]}, [entry])
+    assert rows[0][-1] == "not measurable in these wheels"
+    assert "**not measurable in these wheels**: MKL BLAS only" in documented_markdown(rows)
+    # GPU entries are left to a GPU machine's report
+    gpu = dict(entry, device="gpu", flavors=["gpu-cuda10.1"])
+    assert check_documented(report, [gpu]) == []
+    assert "1 GPU changes are kept" in documented_markdown([], [gpu])
 
 
 def changes_cli(*args):

@@ -81,15 +81,30 @@ def test_the_entries_with_a_slow_medium_call_are_short_on_small_as_recorded():
     assert by_class["dot"].short_case is None and "dot" not in C.SLOW_MEDIUM_MS
 
 
-def test_an_operator_entry_is_short_on_one_shape_and_its_first_dtype():
+def test_an_operator_entry_is_short_on_one_shape_its_field_cases_and_its_first_dtype():
     by_name = dict((b.name, b) for b in SUITE)
     for op in OPERATORS:
         case = op.short_case or ("medium" if "medium" in op.cases else next(iter(op.cases)))
         assert case in op.cases, op.name
         b = by_name["bench_operators.%s.time_forward" % op.class_name]
-        assert S.selected_points(b, "short", ["cpu"]) == [(repr(case), repr(op.dtypes[0]),
-                                                           "'cpu'")]
+        shapes = [case] + list(op.field)
+        assert S.selected_points(b, "short", ["cpu"]) == [
+            (repr(shape), repr(op.dtypes[0]), "'cpu'") for shape in shapes]
         assert S.selected_points(b, "short", ["cpu", "gpu"])[1][2] == "'gpu'"
+        # the field selection: the field cases alone
+        assert S.selected_points(b, "field", ["cpu"]) == [
+            (repr(shape), repr(op.dtypes[0]), "'cpu'") for shape in op.field]
+
+
+def test_the_short_selection_holds_every_field_case_and_the_field_selection_only_them():
+    short = names(SUITE, "short", ["cpu"])
+    field = names(SUITE, "field", ["cpu"])
+    assert field and field <= short
+    assert all("('field-" in name for name in field)
+    assert [n for n in short - field if "'field-" in n] == []
+    assert len(field) >= 60
+    # asv runs exactly them
+    assert asv_selects(S.regexes(SUITE, "field", ["cpu"]), SUITE) == field
 
 
 def test_asv_runs_exactly_the_selected_points():
@@ -138,21 +153,22 @@ def test_a_long_run_after_a_short_one_measures_the_rest_and_keeps_what_was_measu
     """short, short again (nothing to run), then long: the short point keeps its value and
     every other CPU point is measured; the GPU points are not run on a CPU flavor."""
     from conftest import E2E_ATTRS
-    bench = r"^bench_operators\.BatchNorm\.time_forward\("
+    # an entry without field cases: one short point (medium), four CPU points in all
+    bench = r"^bench_operators\.pick\.time_forward\("
     run = lambda *args: asv_e2e.mxbench("run", "1.9.1", "--flavor", "cpu-mkldnn", "--bench",
                                         bench, *args, "--", *E2E_ATTRS)
     path = asv_e2e.result_file("1.9.1", "cpu-mkldnn")
     short = run("--selection", "short")
     assert short.returncode == 0 and "short selection, 1.9.1: 1 point(s)" in short.stdout, \
         short.stdout[-3000:]
-    first = recorded(path, "bench_operators.BatchNorm.time_forward")
-    point = ("'medium'", "'float32'", "'cpu'")
+    first = recorded(path, "bench_operators.pick.time_forward")
+    point = ("'medium'", "'int32'", "'cpu'")
     assert [p for p, v in first.items() if not math.isnan(v)] == [point]
     again = run("--selection", "short")
     assert "1.9.1: 0 point(s) to measure" in again.stdout and "$ " not in again.stdout
     full = run()  # an explicit --bench: the long selection within it
     assert full.returncode == 0 and "long selection, 1.9.1: 3 point(s)" in full.stdout
-    after = recorded(path, "bench_operators.BatchNorm.time_forward")
+    after = recorded(path, "bench_operators.pick.time_forward")
     assert after[point] == first[point]
     for p, v in after.items():
         assert math.isnan(v) == (p[2] == "'gpu'"), (p, v)

@@ -11,6 +11,7 @@ backward pass applies; an operator that cannot be benchmarked is in EXCLUDED wit
   np_interface.py  the numpy interface (mx.np / mx.npx) entries
   long_tail.py     the extra dtypes, `large` class and backward passes of mx.nd entries
   tuning.py        measured tuning kept as data (slow_medium.json)
+  field.py         the field cases: documented changes' and real work's shapes
   blocks.py        the Gluon blocks (bench_gluon)
 
 OPERATORS is assembled here, once, from those parts; no entry changes afterwards.
@@ -23,6 +24,7 @@ from .blocks import BLOCKS, Block  # noqa: F401
 from .entries import (CTX, DTYPE, DTYPES, FILLS, FLOAT32, FLOAT32_64, FLOATS,  # noqa: F401
                       INDEX_TYPES, INFERRED, NUMPY_CALLS, SHAPE_CLASSES, Case, Input, Operator,
                       T, Tensor, case, elementwise, one_input)
+from .field import with_field
 from .long_tail import widened
 from .nd import EXCLUDED, ND_OPERATORS  # noqa: F401
 from .np_interface import NUMPY_EXCLUDED, NUMPY_OPERATORS  # noqa: F401
@@ -35,9 +37,10 @@ SLOW_MEDIUM_MS = read_slow_medium()
 
 def assemble(nd, registry, numpy_interface, slow_medium):
     """Every entry, in order: the mx.nd entries with their long tail, the registry's, the
-    numpy interface's; each short on `small` where its medium call is slow."""
+    numpy interface's; each short on `small` where its medium call is slow; each with its
+    field cases."""
     entries = [widened(op) for op in nd] + list(registry) + list(numpy_interface)
-    return [with_short_case(op, slow_medium) for op in entries]
+    return [with_field(with_short_case(op, slow_medium)) for op in entries]
 
 
 OPERATORS = assemble(ND_OPERATORS, REGISTRY_OPERATORS, NUMPY_OPERATORS, SLOW_MEDIUM_MS)

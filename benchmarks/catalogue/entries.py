@@ -97,6 +97,8 @@ class Operator(object):
     pairs_with: the mx.nd entry computing the same thing (a numpy-interface entry).
     since / until: the first release with the operator / the first without it ('2.0'):
           a skip elsewhere, with the reason.
+    field: the field cases ({name: Case}, field.py): documented changes' and real work's
+          shapes, timed by bench_operators after `cases` (so recorded points keep their names).
 
     An entry does not change once made: replace() makes a changed copy.
     """
@@ -104,14 +106,14 @@ class Operator(object):
     def __init__(self, name, category, cases, dtypes=FLOAT32, backward=True, kwargs=None,
                  version=1, note="", variant="", call="imperative", prepare=None,
                  isolate=False, later_name=None, short_case=None, pairs_with=None,
-                 since=None, until=None):
+                 since=None, until=None, field=None):
         fields = self.__dict__
         fields.update(name=name, category=category, cases=OrderedDict(cases),
                       dtypes=tuple(dtypes), backward=backward, kwargs=dict(kwargs or {}),
                       version=version,  # bump when this entry's measurement changes meaning
                       note=note, variant=variant, call=call, prepare=prepare, isolate=isolate,
                       later_name=later_name, short_case=short_case, pairs_with=pairs_with,
-                      since=since, until=until)
+                      since=since, until=until, field=OrderedDict(field or ()))
 
     def __setattr__(self, name, value):
         raise AttributeError("catalogue entries do not change after construction "
@@ -126,9 +128,16 @@ class Operator(object):
             changes["cases"] = OrderedDict(changes["cases"])
         if "dtypes" in changes:
             changes["dtypes"] = tuple(changes["dtypes"])
+        if "field" in changes:
+            changes["field"] = OrderedDict(changes["field"])
         entry = object.__new__(type(self))
         entry.__dict__.update(self.__dict__, **changes)
         return entry
+
+    @property
+    def all_cases(self):
+        """The entry's cases, then its field cases: bench_operators' shape parameter."""
+        return OrderedDict(list(self.cases.items()) + list(self.field.items()))
 
     @property
     def class_name(self):

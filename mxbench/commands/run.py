@@ -26,7 +26,8 @@ def setup_arguments(subparsers):
                      help="only this A/B variant (repeatable; with --config asv.variants.conf.json)")
     run.add_argument("--selection", choices=point_selection.SELECTIONS,
                      help="short: every benchmark, a few points each (the default); long: "
-                          "every point (the default within an explicit --bench)")
+                          "every point (the default within an explicit --bench); field: the "
+                          "short selection's field cases alone (documented changes' shapes)")
     run.add_argument("--bench", "-b", help="asv benchmark regex (default: all but bench_models and bench_instructions)")
     run.add_argument("--quick", action="store_true", help="one sample each (smoke run)")
     run.add_argument("--rerun", action="store_true", help="measure again what is recorded")

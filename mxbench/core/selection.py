@@ -2,8 +2,10 @@
 
 long is every point of every benchmark; short is every benchmark at a few points, chosen by
 one rule over a class's parameter axes that a class may override (`short_params`, `short`,
-`short_methods`). Both leave the benchmarks' parameter grids as they are, so both write the
-same benchmark versions. The rule and the declared exceptions: docs/measurement.md.
+`short_methods`); field is the short selection's field cases alone (shape values `field-...`:
+the shapes of documented changes and real work, benchmarks/catalogue/field.py). All leave the
+benchmarks' parameter grids as they are, so all write the same benchmark versions. The rule
+and the declared exceptions: docs/measurement.md.
 """
 import importlib
 import inspect
@@ -13,9 +15,10 @@ import re
 from mxbench.core import results
 from mxbench.core.errors import UserError
 
-SELECTIONS = ("short", "long")
+SELECTIONS = ("short", "long", "field")
 DEFAULT_SELECTION = "short"
 SHORT_SHAPE = "medium"
+FIELD_PREFIX = "field-"  # the name of every field case (benchmarks/catalogue/field.py)
 BENCHMARK_PREFIXES = ("time_", "timeraw_", "track_", "peakmem_", "mem_")
 # asv compiles every -b into a regex and tries each on each point's name: keep each one short
 # enough for the command line (a single argument may hold 128 KiB on Linux).
@@ -90,13 +93,26 @@ def short_values(benchmark):
     return values
 
 
+def field_values(benchmark):
+    """The short selection's values narrowed to its field cases; None when it has none."""
+    values = short_values(benchmark)
+    if values is None or "shape" not in benchmark.param_names:
+        return None
+    i = benchmark.param_names.index("shape")
+    field = [v for v in values[i] if v.strip("'\"").startswith(FIELD_PREFIX)]
+    if not field:
+        return None
+    return values[:i] + [field] + values[i + 1:]
+
+
 def selected_points(benchmark, selection, devices=None):
     """The benchmark's points in this selection (tuples of repr strings), restricted to
     these devices when the class has a device axis; none when the class declares
     `devices_only` and the run has none of them; [()] for a class without parameters."""
     if selection not in SELECTIONS:
         raise ValueError("selection %r is not one of %s" % (selection, ", ".join(SELECTIONS)))
-    values = benchmark.params if selection == "long" else short_values(benchmark)
+    values = {"long": lambda b: b.params, "short": short_values,
+              "field": field_values}[selection](benchmark)
     only_on = getattr(benchmark.cls, "devices_only", None)
     if values is None or (devices is not None and only_on
                           and not set(only_on) & set(devices)):

@@ -444,12 +444,12 @@ def entry_jobs(operator, cases=None, dtypes=None, kwargs=None, backward=None):
     """Jobs for one catalogue entry: its cases x dtypes (or those named)."""
     jobs = []
     for case_name in (cases or list(operator.cases)):
-        case = operator.cases.get(case_name)
+        case = operator.all_cases.get(case_name)  # a field case when named (field.py)
         for dtype in (dtypes or operator.dtypes):
             if case is None:
                 jobs.append(problem_job(operator.class_name, operator, RowProblem(
                     ERROR, "no shape class %r for %s (has: %s)"
-                    % (case_name, operator.class_name, ", ".join(operator.cases))),
+                    % (case_name, operator.class_name, ", ".join(operator.all_cases))),
                     dtype, case_name))
                 continue
             jobs.append(Job(operator.class_name, operator, case_name, case, {}, dtype,
@@ -696,7 +696,8 @@ def setup_arguments(subparsers):
     parser.add_argument("--shape", action="append", type=parse_shape, metavar="D0,D1,...",
                         help="an input shape (repeat for each input; --op only)")
     parser.add_argument("--case", action="append", metavar="CLASS",
-                        help="catalogue shape class (small, medium, ...); repeatable")
+                        help="catalogue shape class (small, medium, ...) or field case "
+                             "(field-17980, ...); repeatable")
     parser.add_argument("--dtype", action="append", metavar="DTYPE",
                         help="dtype (default: the catalogue's dtypes); repeatable")
     parser.add_argument("--ctx", default="cpu", help="cpu or gpu (default cpu)")

@@ -9,7 +9,7 @@ import math
 import os
 import statistics
 import sys
-from collections import namedtuple
+from collections import Counter, namedtuple
 
 from env_matrix.matrix import OK, MatrixError
 from mxbench.asvrun import runner as asvtools
@@ -590,53 +590,104 @@ def pair_for(release, pairs):
     return None
 
 
+def point_case(name, benchmark):
+    """The shape parameter (the first) of a point of `benchmark`, unquoted:
+    'b.time_forward('field-17980', 'float32', 'cpu')' -> 'field-17980'."""
+    return name[len(benchmark) + 1:].split(",")[0].strip(" ')\"")
+
+
+FIELD_RUN = "python -m mxbench run %s %s --flavor %s --selection field"
+NOT_RECORDED = "not recorded at the documented shape yet"
+NOT_MEASURABLE = "not measurable in these wheels"
+
+
+def documented_verdict(count, expected):
+    """seen / partly / not seen / not measured from the points' counts of faster, slower and
+    same, for a change expected `expected`."""
+    opposite = "slower" if expected == "faster" else "faster"
+    n = sum(count.values())
+    if not n:
+        return "not measured"
+    if count[expected] == 0:
+        return "not seen"
+    if count[expected] > count[opposite] and 2 * count[expected] >= n:
+        return "seen"
+    return "partly"
+
+
 def check_documented(report, documented):
-    """For every documented change and flavor: what our history shows for its benchmarks.
+    """For every documented CPU change and flavor: what our history shows for its benchmarks.
 
     Returns rows (entry, flavor, pair label, faster, slower, same, median ratio, verdict);
     verdict is "seen" when significant changes in the documented direction outnumber the
     opposite ones and make up at least half of the points, "not seen" when none go that
-    way, else "partly"; "not measured" when no measured pair brackets the release."""
+    way, else "partly"; "not measured" when no measured pair brackets the release. An entry
+    with field cases (`cases`, the source's shapes) is judged on those points alone ("seen at
+    its shape", ...), and is "not recorded at the documented shape yet" while the pair has
+    none of them (the counts are then the catalogue's shapes); an entry whose code the wheels
+    compile out is "not measurable in these wheels" whatever its points do. GPU entries are
+    left to a GPU machine's report."""
     rows = []
     for entry in documented:
+        if entry.get("device", "cpu") != "cpu":
+            continue
         for flavor in entry["flavors"]:
             found = pair_for(entry["release"], report.get(flavor, []))
             if found is None:
                 rows.append((entry, flavor, None, 0, 0, 0, None, "not measured"))
                 continue
             ra, rb, changes = found
-            mine = [c for c in changes
-                    if any(c.name.startswith(b + "(") for b in entry["benchmarks"])]
+            mine = [(c, b) for c in changes for b in entry["benchmarks"]
+                    if c.name.startswith(b + "(")]
+            cases = entry.get("cases") or []
+            field = [c for c, b in mine if point_case(c.name, b) in cases]
+            mine = field if field else [c for c, b in mine]
             count = dict((v, sum(c.verdict == v for c in mine)) for v in ("faster", "slower", "same"))
-            expected = entry["expect"]
-            opposite = "slower" if expected == "faster" else "faster"
-            if not mine:
-                verdict = "not measured"
-            elif count[expected] == 0:
-                verdict = "not seen"
-            elif count[expected] > count[opposite] and 2 * count[expected] >= len(mine):
-                verdict = "seen"
-            else:
-                verdict = "partly"
+            verdict = documented_verdict(count, entry["expect"])
+            if entry.get("not_measurable"):
+                verdict = NOT_MEASURABLE
+            elif cases and not field:
+                verdict = NOT_RECORDED if mine else "not measured"
+            elif field:
+                verdict += " at its shape"
             median = statistics.median(c.ratio for c in mine) if mine else None
             rows.append((entry, flavor, "%s → %s" % (ra, rb), count["faster"], count["slower"],
                          count["same"], median, verdict))
     return rows
 
 
-def documented_markdown(rows):
+def documented_markdown(rows, documented=None):
     lines = ["## Documented changes: what this history shows", "",
              "Performance changes that MXNet's release notes, pull requests or issues document "
              "(`docs/documented-changes.toml`), against the measured pair of releases that "
-             "brackets each. Counts are parameter points of the named benchmarks; ratio = "
-             "median new / old time.", "",
+             "brackets each. Counts are parameter points of the named benchmarks, at the "
+             "source's shapes (the field cases) where the entry has them and they are "
+             "recorded, else at the catalogue's; ratio = median new / old time.", "",
              "| release | what (source) | flavor | measured pair | faster / slower / same "
              "| median ratio | verdict |", "|---|---|---|---|---|---:|---|"]
     for entry, flavor, pair, faster, slower, same, median, verdict in rows:
-        lines.append("| %s | %s ([source](%s)) | %s | %s | %s | %s | **%s** |" % (
+        note = ""
+        if verdict == NOT_MEASURABLE:
+            note = ": %s" % entry["not_measurable"]
+        elif verdict == NOT_RECORDED:
+            ra, rb = pair.split(" → ")
+            at_catalogue = documented_verdict(
+                {"faster": faster, "slower": slower, "same": same}, entry["expect"])
+            note = " (%s); at the catalogue's shapes: %s; to record them: `%s`" % (
+                ", ".join(entry["cases"]), at_catalogue, FIELD_RUN % (ra, rb, flavor))
+        lines.append("| %s | %s ([source](%s)) | %s | %s | %s | %s | **%s**%s |" % (
             entry["release"], entry["what"], entry["source"], flavor, pair or "—",
             "%d / %d / %d" % (faster, slower, same) if pair else "—",
-            ratio_text(median) or "—", verdict))
+            ratio_text(median) or "—", verdict, note))
+    if documented is not None:
+        cpu = [e for e in documented if e.get("device", "cpu") == "cpu"]
+        gpu = len(documented) - len(cpu)
+        verdicts = Counter(
+            "seen" if r[-1].startswith("seen") else r[-1] for r in rows)
+        lines += ["", "%d documented CPU changes (%d of them not measurable in these wheels), "
+                  "%d rows by flavor: %s. %d GPU changes are kept for a GPU machine." % (
+                      len(cpu), sum(1 for e in cpu if e.get("not_measurable")), len(rows),
+                      ", ".join("%d %s" % (n, v) for v, n in verdicts.most_common()), gpu)]
     return "\n".join(lines) + "\n"
 
 
@@ -769,7 +820,8 @@ def releases_command(args):
         text += "\n" + "\n".join(lineage_markdown(project, projects, machine, package,
                                                   args.factor, args.top))
     if os.path.exists(DOCUMENTED):
-        text += "\n" + documented_markdown(check_documented(report, load_documented()))
+        documented = load_documented()
+        text += "\n" + documented_markdown(check_documented(report, documented), documented)
     text += "\n" + "\n".join(crashes_markdown())
     if args.output:
         export.write_output(text, args.output)  # a folder that is not there: one line
