@@ -855,7 +855,9 @@ def crashes_markdown():
                                "." + row["method"] if row.get("method") else "")
         releases = row["since"] + ("" if row.get("until") == row["since"] else
                                    " to " + row["until"] if row.get("until") else " and later")
-        lines.append("| `%s`%s | %s | %s | %s | %s | %s |" % (
+        # the point in plain text: the site links a code span to its graph, and a point
+        # that only crashes has none
+        lines.append("| %s%s | %s | %s | %s | %s | %s |" % (
             point, " (%s)" % row["case"] if row.get("case") else "", releases,
             row.get("flavor") or "every CPU flavor", crashes.cpu_text(row.get("cpu")),
             row["what"].replace("|", "/"), row["source"].replace("|", "/")))
