@@ -13,6 +13,7 @@ from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
 from mxbench.core import selection as point_selection
 from mxbench.core.arguments import positive_factor, regex
+from mxbench.core.change_rule import compare
 from mxbench.core.results import Store, by_name
 
 # The gating check's defaults (docs/check.md): the variant whose A/A pairs are quietest;
@@ -69,7 +70,6 @@ def forget_results(store, machine, commits, env_name):
 
 def compared_points(store, machine, base, head, env_name, factor):
     """asv compare's verdict for every point measured on both sides."""
-    from mxbench.reports.changes import compare
     before, after = (by_name(store.points(machine, c, env_name)) for c in (base, head))
     return compare(before, after, factor)
 

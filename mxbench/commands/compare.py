@@ -4,6 +4,7 @@ import tempfile
 
 from mxbench.asvrun import conditions
 from mxbench.asvrun import runner as asvtools
+from mxbench.core.change_rule import compare
 from mxbench.core.arguments import positive_factor
 
 
@@ -76,7 +77,7 @@ def compare_releases(args, config):
 def print_counts(project, machine, base, head, flavor, factor, shown=10):
     """The instruction counts of the two releases (docs/instructions.md): how many moved,
     whether the timings asv's rule flags moved with them, the moved ones largest first."""
-    from mxbench.reports.changes import (COUNTED_BENCHMARKS, compare, count_changes,
+    from mxbench.reports.changes import (COUNTED_BENCHMARKS, count_changes,
                                          count_line, count_pairs, count_summary,
                                          moved_count_lines, refused_count_lines)
     from mxbench.core.results import by_name

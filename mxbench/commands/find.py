@@ -21,6 +21,7 @@ from mxbench.asvrun import runner as asvtools
 from mxbench.commands.run import instruction_points_env
 from mxbench.core.errors import UserError
 from mxbench.core.arguments import allow_busy_argument, positive_factor
+from mxbench.core.change_rule import compare
 from mxbench.core.formatting import change_text
 from mxbench.core.results import by_name, measured
 
@@ -175,7 +176,6 @@ class Bisection(object):
         COUNT_SPREAD."""
         if self.on_counts:
             return self.count_verdict(before, after)
-        from mxbench.reports.changes import compare
         wanted = "faster" if self.invert else "slower"
         self.measure(before)
         self.measure(after)

@@ -14,32 +14,12 @@ from collections import Counter, namedtuple
 from env_matrix.matrix import OK, MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import counting, project as project_model
+from mxbench.core.change_rule import Change, compare  # noqa: F401 (Change: the reports' type)
 from mxbench.core.arguments import command_group, machine_or_path, positive_factor, positive_int
 from mxbench.core.formatting import change_text, human_value, ratio_text
-from mxbench.core.results import Store, by_name, measured
+from mxbench.core.results import by_name, measured
 from mxbench.reports import confirmations, export
-
-Change = namedtuple("Change", "name before after ratio verdict unit")
-
-
-def compare(before, after, factor):
-    """Changes for the points measured on both sides, with asv compare's verdict."""
-    from asv.commands.compare import _is_result_better
-    changes = []
-    for name in sorted(set(before) & set(after)):
-        a, b = before[name], after[name]
-        if not (measured(a.value) and measured(b.value)) or a.value <= 0:
-            continue
-        ss_a, ss_b = (a.stats, a.samples), (b.stats, b.samples)
-        if _is_result_better(b.value, a.value, ss_b, ss_a, factor):
-            verdict = "faster"
-        elif _is_result_better(a.value, b.value, ss_a, ss_b, factor):
-            verdict = "slower"
-        else:
-            verdict = "same"
-        changes.append(Change(name, a.value, b.value, b.value / a.value, verdict, a.unit))
-    return changes
-
+from mxbench.reports.sides import side_pair
 
 # --- consecutive releases ---------------------------------------------------------------------
 def release_changes(project, machine, env_names, factor, timings_only=True):
@@ -1036,45 +1016,6 @@ def lineage_command(args):
     print("\n".join(lineage_markdown(project, history_projects(project), machine,
                                      args.package, args.factor, args.top)).rstrip())
     return 0
-
-
-def side_points(stores, recorded_as, commit, env_name, release, flavor, variant):
-    """One side of an A/A or A/B comparison, (points, file): from the first store that has
-    it (experiments/, then the history in results/). recorded_as: the name in asv's machine
-    slot that the side is stored under (an experiment name, or a machine's)."""
-    for store in stores:
-        found = by_name(store.points(recorded_as, commit, env_name))
-        if found:
-            return found, store.filename(recorded_as, commit, env_name)
-    raise MatrixError("no results for %s %s, variant %s, recorded as %s in %s"
-                      % (release, flavor, variant, recorded_as,
-                         " or ".join(os.path.basename(s.results_dir) for s in stores)))
-
-
-def side_stores(project, name, results_only=False):
-    """([Store], recorded as) of one side: a path RESULTS_DIR/NAME reads that directory (two
-    recordings under one name in two directories: results/ and experiments/); a bare
-    name, experiments/ then the history, unless results_only (--results: the project's own
-    results directory)."""
-    if "/" in name:
-        path = os.path.abspath(name.rstrip("/"))
-        return [Store(os.path.dirname(path))], os.path.basename(path)
-    return ([project.store] if results_only else
-            [project.experiments_store, project.history_store]), name
-
-
-def side_pair(project, release, flavor, side_a, side_b, results_only=False):
-    """Both sides of an A/A or A/B comparison of one release, each (points, file); a side is
-    (recorded as, variant), `recorded as` a name or a RESULTS_DIR/NAME path (side_stores)."""
-    commit = project.commit(release)
-    sides = [(name, project.variant_environment(flavor, variant), variant)
-             for name, variant in (side_a, side_b)]
-    if sides[0][:2] == sides[1][:2]:
-        raise MatrixError("both sides are %s / %s; give two machine names or two variants"
-                          % sides[0][:2])
-    return [side_points(*side_stores(project, name, results_only), commit=commit,
-                        env_name=env, release=release, flavor=flavor, variant=variant)
-            for name, env, variant in sides]
 
 
 def side_command(args):

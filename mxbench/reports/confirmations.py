@@ -7,11 +7,15 @@ import math
 import os
 from collections import namedtuple
 
+from mxbench.asvrun.conditions import cpu_kind_text, recorded_cpu_kinds
+from mxbench.asvrun.runner import reading_machine
 from mxbench.core import project as project_model
+from mxbench.core.change_rule import compare
 from mxbench.core.errors import UserError
 from mxbench.core.formatting import ratio_text
 from mxbench.core.results import by_name
 from mxbench.core.stats import measured_rounds, round_ratio_interval, rounds_separated
+from mxbench.reports.sides import side_pair
 
 CONFIRMATIONS = "results-confirmations"  # beside the results directory it confirms
 ROUNDS = 4  # interleaved rounds per release: ~3x the samples of a history recording
@@ -50,7 +54,6 @@ def confirmation_project(project, base, head):
 def history_changes(project, machine, base, head, flavor, factor):
     """The history's Change of every timing of `flavor` measured at BASE and HEAD (asv's
     verdict at `factor`, "same" included)."""
-    from mxbench.reports.changes import compare
     env_name = project.environment(flavor)
     sides = []
     for release in (base, head):
@@ -189,7 +192,6 @@ def aa_candidates(project, release, flavor, name_a, name_b, factor, noise=None,
                   results_only=False):
     """The changes that asv's rule flags between two recordings of one release (recorded as
     name_a and name_b: experiments/, then the history), the timings, largest first."""
-    from mxbench.reports.changes import compare, side_pair
     (before, _), (after, _) = side_pair(project, release, flavor, (name_a, "default"),
                                         (name_b, "default"), results_only)
     return flagged(compare(before, after, factor), factor, noise)
@@ -254,14 +256,12 @@ def history_of(project, machine):
     for folder in (project.results_dir, archive):
         if os.path.isdir(os.path.join(folder, machine)):
             return machine
-    from mxbench.asvrun.runner import reading_machine
     return reading_machine(project.store, None, lambda m: bool(project.store.files(m)),
                            "a history")
 
 
 def kind_label(store, machine):
     """The CPU kind(s) a machine's recordings in `store` were made on, else its name."""
-    from mxbench.asvrun.conditions import cpu_kind_text, recorded_cpu_kinds
     kinds = recorded_cpu_kinds(store, machine)
     return " and ".join(cpu_kind_text(k) for k in kinds) if kinds else machine
 

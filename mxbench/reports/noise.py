@@ -34,6 +34,7 @@ import numpy as np
 
 from mxbench.asvrun import conditions
 from mxbench.core import project as project_model
+from mxbench.core.change_rule import compare
 from mxbench.core.arguments import margin_factor, positive_factor
 from mxbench.core.errors import UserError
 from mxbench.core.results import Store, measured
@@ -206,11 +207,10 @@ def median_ratio(after, before):
 
 def held_out(project, machine_dirs, release, flavor, factor, margin=MARGIN):
     """[row] for every pair of recordings made on different days: the pair compared by asv's
-    rule (changes.compare), and its flagged timings judged against the noise table of the
+    rule (core.change_rule.compare), and its flagged timings judged against the noise table of the
     other recordings: as recorded, and with the day's machine divided out (the pair's ratios
     by the pair's median ratio; the table's recordings each by its median ratio to the
     first). `margin`: each table's, as a table built with it has."""
-    from mxbench.reports.changes import compare
     read = read_recordings(machine_dirs, project.commit(release),
                            project.environment(flavor), release)
     if len(read) < MIN_RECORDINGS + 2:
