@@ -312,9 +312,18 @@ def new_row(job, device, runs, warmup):
     return row
 
 
-def measure_phases(row, call, backward, runs, warmup):
+def measure_phases(row, call, backward, runs, warmup, crashing=None):
+    """Time the row's phases; `crashing` ({benchmark method: reason}, known_crashes.jsonl):
+    a phase known to kill the process on this release and CPU is not run (this process is
+    the caller's)."""
+    crashing = crashing or {}
+    if "time_forward" in crashing:
+        raise RowProblem(SKIPPED, crashing["time_forward"])
     row["forward"] = stats.summarize_samples(H.timed_calls(call.forward, runs, warmup))
     if not backward:
+        return
+    if "time_forward_backward" in crashing:
+        row["message"] = "backward not measured: %s" % crashing["time_forward_backward"]
         return
     if not call.takes_gradients:
         row["message"] = "no input takes a gradient: backward not measured"
@@ -344,7 +353,9 @@ def measure(job, ctx="cpu", runs=DEFAULT_RUNS, warmup=DEFAULT_WARMUP, profile=Fa
             call.forward()  # shape inference and argument checks happen in the first call
         except (H.mx.base.MXNetError, TypeError) as exc:
             raise RowProblem(ERROR, "forward: %s" % H.one_line(exc))
-        measure_phases(row, call, job.backward, runs, warmup)
+        crashing = (H.crashing_methods(job.operator, job.case_name)
+                    if job.operator is not None else {})
+        measure_phases(row, call, job.backward, runs, warmup, crashing)
         if profile:
             name = job.operator.name if job.operator is not None else job.entry
             row["profile"] = H.profile_kernels(name, call, runs, row["backward"] is not None)
