@@ -102,16 +102,21 @@ def print_counts(project, machine, base, head, flavor, factor, shown=10):
 def print_confirmations(project, machine, base, head, flavor, factor=1.2, shown=10):
     """What the confirmation runs say of the timings the history flags (docs/trust.md)."""
     from mxbench.reports.confirmations import (CONFIRMED, UNCONFIRMED, candidates, counts,
-                                               counts_text, interval_text, verdicts)
-    found = verdicts(project, machine, base, head, flavor,
-                     candidates(project, machine, base, head, flavor, factor), factor)
+                                               counts_text, interval_text, kind_label,
+                                               other_kinds, verdicts)
+    flagged = candidates(project, machine, base, head, flavor, factor)
+    found = verdicts(project, machine, base, head, flavor, flagged, factor)
+    others = other_kinds(project, machine, base, head, flavor, flagged, factor)
     count = counts(found)
-    print("confirmation runs (docs/trust.md), %s: of %d timings asv's rule flags at %.2fx, "
-          "%s%s" % (flavor, len(found), factor, counts_text(count),
-                    " (python -m mxbench confirm %s %s --flavor %s)" % (base, head, flavor)
-                    if count[UNCONFIRMED] else ""))
+    print("confirmation runs (docs/trust.md), %s, on %s: of %d timings asv's rule flags at "
+          "%.2fx, %s%s" % (flavor, kind_label(project.store, machine), len(found), factor,
+                          counts_text(count),
+                          " (python -m mxbench confirm %s %s --flavor %s)" % (base, head, flavor)
+                          if count[UNCONFIRMED] else ""))
     for v in [v for v in found if v.state == CONFIRMED][:shown]:
-        print("  confirmed %s  %s" % (v.change.name, interval_text(v)))
+        print("  confirmed %s  %s%s" % (v.change.name, interval_text(v), "".join(
+            "; on %s: %s %s" % (kind, o.state, interval_text(o))
+            for kind, o in others.get(v.change.name, []))))
 
 
 class GpuRowFilter(object):

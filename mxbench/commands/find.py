@@ -189,13 +189,21 @@ class Bisection(object):
             return NOT_FOUND
         print("Greatest %s found: %s (%s -> %s); points %s significantly beyond %.2fx:"
               % (kind, after, before, after, wanted, self.factor))
-        from mxbench.reports.confirmations import UNCONFIRMED, interval_text, verdicts
+        from mxbench.reports.confirmations import (UNCONFIRMED, interval_text, kind_label,
+                                                   other_kinds, verdicts)
         judged = verdicts(self.project, self.machine, before, after, self.flavor, moved,
                           self.factor)
+        others = other_kinds(self.project, self.machine, before, after, self.flavor, moved,
+                             self.factor)
+        if any(v.state != UNCONFIRMED for v in judged):  # a verdict is a CPU kind's
+            print("  (verdicts on %s%s)" % (kind_label(self.project.store, self.machine),
+                                            ", and each other kind's after it" if others else ""))
         for v in sorted(judged, key=lambda v: v.change.ratio, reverse=not self.invert):
-            print("  %s  %s  %s" % (v.change.name,
-                                    change_text(v.change.before, v.change.after, v.change.unit),
-                                    ("%s %s" % (v.state, interval_text(v))).rstrip()))
+            print("  %s  %s  %s%s" % (
+                v.change.name, change_text(v.change.before, v.change.after, v.change.unit),
+                ("%s %s" % (v.state, interval_text(v))).rstrip(), "".join(
+                    "; on %s: %s %s" % (kind, o.state, interval_text(o))
+                    for kind, o in others.get(v.change.name, []))))
         if any(v.state == UNCONFIRMED for v in judged):
             print("Confirm the step (both releases again, interleaved): python -m mxbench "
                   "confirm %s %s --flavor %s -b '%s'"
