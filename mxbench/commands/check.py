@@ -12,7 +12,7 @@ from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
 from mxbench.core import selection as point_selection
-from mxbench.core.arguments import positive_factor, regex
+from mxbench.core.arguments import bench_argument, factor_argument, flavor_argument
 from mxbench.core.change_rule import compare
 from mxbench.core.results import Store, by_name
 
@@ -31,15 +31,13 @@ def setup_arguments(subparsers):
     check = subparsers.add_parser("check", help="asv continuous BASE HEAD: exit 1 on a regression")
     check.add_argument("base", help="release to compare against, e.g. 1.9.0")
     check.add_argument("head", help="release to check, e.g. 1.9.1")
-    check.add_argument("--flavor", default="cpu-mkldnn")
+    flavor_argument(check)
     check.add_argument("--variant", default=CHECK_VARIANT,
                        help="how MXNet runs (env_matrix/variants.json; default: %(default)s)")
-    check.add_argument("--factor", type=positive_factor, default=CHECK_FACTOR,
-                       help="slow-down that fails the check (default: %(default)s)")
+    factor_argument(check, CHECK_FACTOR, help="slow-down that fails the check")
     check.add_argument("--selection", choices=point_selection.SELECTIONS,
                        help="short (the default) or long; with --bench: long")
-    check.add_argument("--bench", "-b", type=regex,
-                       help="asv benchmark regex (default: all but the roofline rates)")
+    bench_argument(check, "asv benchmark regex (default: all but the roofline rates)")
     check.add_argument("--no-second-pass", action="store_true",
                        help="fail on the first pass's flags (no re-measurement)")
     check.set_defaults(func=cmd_check, takes_asv_args=True)

@@ -1,11 +1,13 @@
 """`mxbench ci-matrix`: the CI workflow's (release, flavor) jobs, as JSON for GitHub Actions."""
 import json
 
+from mxbench.core.arguments import flavor_argument
+
 
 def setup_arguments(subparsers):
     ci_matrix = subparsers.add_parser("ci-matrix", help="the CI workflow's jobs, as JSON")
     ci_matrix.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
-    ci_matrix.add_argument("--flavor", action="append", help="only this flavor (repeatable)")
+    flavor_argument(ci_matrix, many=True)
     ci_matrix.add_argument("releases", nargs="*", help="default: newest of each minor line")
     ci_matrix.set_defaults(func=cmd_ci_matrix)
     return ci_matrix

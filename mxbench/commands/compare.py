@@ -5,7 +5,7 @@ import tempfile
 from mxbench.asvrun import conditions
 from mxbench.asvrun import runner as asvtools
 from mxbench.core.change_rule import compare
-from mxbench.core.arguments import positive_factor
+from mxbench.core.arguments import ASV_COMPARE_FACTOR, factor_argument, flavor_argument
 
 
 def setup_arguments(subparsers):
@@ -13,9 +13,8 @@ def setup_arguments(subparsers):
         "compare", help="asv compare of two recorded releases, per flavor")
     compare.add_argument("base", help="e.g. 1.8.0.post0")
     compare.add_argument("head", help="e.g. 1.9.1")
-    compare.add_argument("--flavor", action="append", help="only this flavor (repeatable)")
-    compare.add_argument("--factor", type=positive_factor, default=1.1,
-                         help="ratio asv compare marks as a change (default: %(default)s)")
+    flavor_argument(compare, many=True)
+    factor_argument(compare, ASV_COMPARE_FACTOR, help="ratio asv compare marks as a change")
     compare.add_argument("--only-changed", action="store_true",
                          help="only the points asv marks as changed")
     compare.set_defaults(func=cmd_compare, takes_asv_args=True)

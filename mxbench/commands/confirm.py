@@ -27,8 +27,8 @@ from tabulate import tabulate
 from mxbench.asvrun import runner as asvtools
 from mxbench.commands.run import record_points
 from mxbench.core import project as project_model
-from mxbench.core.arguments import (allow_busy_argument, at_least, positive_factor,
-                                    positive_int, regex)
+from mxbench.core.arguments import (allow_busy_argument, at_least, bench_argument,
+                                    factor_argument, flavor_argument, positive_int)
 from mxbench.core.formatting import human_value, ratio_text
 from mxbench.core.errors import UserError
 from mxbench.asvrun.conditions import cpu_identity, cpu_kind, cpu_kind_text
@@ -59,11 +59,9 @@ def setup_arguments(subparsers):
                              "host's own, else the one results/ holds: a host of another CPU "
                              "kind then measures the history's changes on its own kind, "
                              "recorded under its own name)")
-    parser.add_argument("--flavor", default="cpu-mkldnn")
-    parser.add_argument("--factor", type=positive_factor, default=FACTOR,
-                        help="the history's factor (default: %(default)s)")
-    parser.add_argument("--bench", "-b", type=regex,
-                        help="only candidates whose name this regex finds")
+    flavor_argument(parser)
+    factor_argument(parser, FACTOR, help="the history's factor")
+    bench_argument(parser, "only candidates whose name this regex finds")
     parser.add_argument("--limit", type=positive_int,
                         help="only the N largest candidates (measuring: the N largest that "
                              "have no verdict yet, so that runs of N resume one another)")

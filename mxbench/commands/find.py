@@ -20,7 +20,7 @@ from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.commands.run import instruction_points_env
 from mxbench.core.errors import UserError
-from mxbench.core.arguments import allow_busy_argument, positive_factor
+from mxbench.core.arguments import allow_busy_argument, factor_argument, flavor_argument
 from mxbench.core.change_rule import compare
 from mxbench.core.formatting import change_text
 from mxbench.core.results import by_name, measured
@@ -32,10 +32,9 @@ def setup_arguments(subparsers):
     find = subparsers.add_parser("find", help="bisect a change across the ladder for one flavor")
     find.add_argument("range", help="GOOD..BAD, both included, e.g. 1.6.0..1.9.1")
     find.add_argument("benchmark", help="exact benchmark name")
-    find.add_argument("--flavor", default="cpu-mkldnn")
+    flavor_argument(find)
     find.add_argument("--invert", action="store_true", help="look for an improvement")
-    find.add_argument("--factor", type=positive_factor, default=1.2,
-                      help="a point moved when asv compare would flag it at this factor")
+    factor_argument(find, help="a point moved when asv compare would flag it at this factor")
     find.add_argument("--on-counts", action="store_true",
                       help="bisect on the entry's instruction count (bench_instructions; a "
                            "bench_operators timing or a bench_instructions name): a step is a "

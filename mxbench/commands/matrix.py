@@ -12,7 +12,7 @@ from tabulate import tabulate
 
 from env_matrix import ladder as ladder_mod
 from env_matrix.matrix import OK, load
-from mxbench.core.arguments import command_group
+from mxbench.core.arguments import command_group, flavor_argument
 
 
 def cmd_table(args):
@@ -101,7 +101,7 @@ def setup_arguments(subparsers):
         __doc__)
 
     table = sub.add_parser("table", help="release x flavor -> package==version / no build")
-    table.add_argument("--flavor", action="append", help="flavor column (repeatable)")
+    flavor_argument(table, many=True, help="flavor column (repeatable)")
     table.add_argument("--all-flavors", action="store_true", help="every flavor, GPU included")
     table.add_argument("--env", help="also check each release can run in this environment")
     table.add_argument("--format", default="simple", help="tabulate format (github, plain...)")

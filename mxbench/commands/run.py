@@ -10,7 +10,7 @@ from benchmarks.catalogue import crashes as known_crashes
 from mxbench.asvrun import crashes
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import results
-from mxbench.core.arguments import allow_busy_argument
+from mxbench.core.arguments import allow_busy_argument, bench_argument, flavor_argument
 from mxbench.core import selection as point_selection
 from mxbench.core.errors import UserError
 
@@ -21,14 +21,15 @@ def setup_arguments(subparsers):
     run.add_argument("releases", nargs="*", help="release versions, e.g. 1.8.0.post0 1.9.1")
     run.add_argument("--minor-lines", action="store_true",
                      help="the newest final release of every minor line each flavor can run")
-    run.add_argument("--flavor", action="append", help="only this flavor (repeatable)")
+    flavor_argument(run, many=True)
     run.add_argument("--variant", action="append",
                      help="only this A/B variant (repeatable; with --config asv.variants.conf.json)")
     run.add_argument("--selection", choices=point_selection.SELECTIONS,
                      help="short: every benchmark, a few points each (the default); long: "
                           "every point (the default within an explicit --bench); field: the "
                           "short selection's field cases alone (documented changes' shapes)")
-    run.add_argument("--bench", "-b", help="asv benchmark regex (default: all but bench_models and bench_instructions)")
+    bench_argument(run, "asv benchmark regex (default: all but bench_models and "
+                        "bench_instructions)")
     run.add_argument("--quick", action="store_true", help="one sample each (smoke run)")
     run.add_argument("--rerun", action="store_true", help="measure again what is recorded")
     allow_busy_argument(run)

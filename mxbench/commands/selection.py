@@ -5,7 +5,7 @@ import sys
 from benchmarks.catalogue import tuning
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import selection
-from mxbench.core.arguments import command_group
+from mxbench.core.arguments import command_group, flavor_argument
 from mxbench.core.errors import UserError
 
 
@@ -17,7 +17,7 @@ def setup_arguments(subparsers):
                     "catalogue's SLOW_MEDIUM_MS table (benchmarks/catalogue/slow_medium.json, with --write). --results: "
                     "default the config's, results/; the timing experiments are in experiments/.")
     slow.add_argument("--release", default="1.9.1")
-    slow.add_argument("--flavor", default="cpu-mkldnn")
+    flavor_argument(slow)
     slow.add_argument("--over-ms", type=float, default=selection.SLOW_MEDIUM_OVER_MS)
     slow.add_argument("--write", action="store_true",
                       help="write the table into the catalogue's data (%s)"

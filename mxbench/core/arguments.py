@@ -6,6 +6,36 @@ import re
 from mxbench.core import names
 
 
+DEFAULT_FLAVOR = "cpu-mkldnn"  # the flavor with a build of every release, 1.0 to 2.0
+# The factor of each meaning: asv's rule at the history's factor (changes, confirm, find,
+# noise: what CHANGES.md flags) and asv compare's own default (compare, as plain asv)
+HISTORY_FACTOR = 1.2
+ASV_COMPARE_FACTOR = 1.1
+
+
+def flavor_argument(parser, many=False, help=None):
+    """--flavor: one flavor (default DEFAULT_FLAVOR), or with many=True a repeatable filter
+    (default: every flavor the command covers)."""
+    if many:
+        return parser.add_argument("--flavor", action="append",
+                                   help=help or "only this flavor (repeatable)")
+    return parser.add_argument("--flavor", default=DEFAULT_FLAVOR,
+                               help=help or "the flavor (default: %(default)s)")
+
+
+def factor_argument(parser, default=HISTORY_FACTOR, help=None):
+    """--factor: the ratio asv's rule flags (a ratio above 1)."""
+    return parser.add_argument("--factor", type=positive_factor, default=default,
+                               help=(help or "the ratio asv's rule flags") +
+                               " (default: %(default)s)")
+
+
+def bench_argument(parser, help):
+    """--bench / -b: a regular expression over benchmark names, refused by the parser when
+    it is not one."""
+    return parser.add_argument("--bench", "-b", type=regex, help=help)
+
+
 def command_group(subparsers, name, help, doc=None):
     """A command with subcommands of its own (`mxbench NAME SUBCOMMAND`): its parser, and the
     subparsers its subcommands are added to (args.<name>_command names the one given)."""

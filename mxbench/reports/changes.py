@@ -15,7 +15,8 @@ from env_matrix.matrix import OK, MatrixError
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import counting, project as project_model
 from mxbench.core.change_rule import Change, compare  # noqa: F401 (Change: the reports' type)
-from mxbench.core.arguments import command_group, machine_or_path, positive_factor, positive_int
+from mxbench.core.arguments import (DEFAULT_FLAVOR, command_group, factor_argument,
+                                    flavor_argument, machine_or_path, positive_int)
 from mxbench.core.formatting import change_text, human_value, ratio_text
 from mxbench.core.results import by_name, measured
 from mxbench.reports import confirmations, export
@@ -737,7 +738,7 @@ def setup_arguments(subparsers):
     parser, sub = command_group(
         subparsers, "changes",
         "significant differences between recorded results (releases, A/A, A/B)", __doc__)
-    parser.add_argument("--factor", type=positive_factor, default=1.2)
+    factor_argument(parser)
     rel = sub.add_parser("releases", help="every pair of consecutive measured releases")
     rel.add_argument("--top", type=positive_int, default=10)
     rel.add_argument("-o", "--output", help="Markdown file (default: stdout)")
@@ -770,7 +771,7 @@ def setup_arguments(subparsers):
         side.add_argument("--variant-a", default="default", help="env_matrix/variants.json")
         side.add_argument("--variant-b", default="default")
         side.add_argument("--release", required=True)
-        side.add_argument("--flavor", default="cpu-mkldnn")
+        flavor_argument(side)
         side.add_argument("-v", "--verbose", action="store_true",
                           help="list every flagged point, and every instruction count that "
                                "differs")
@@ -971,7 +972,7 @@ def results_label(project):
 def parse_side(text):
     """'1.7.0.post2:cpu-mkldnn' -> ('1.7.0.post2', 'cpu-mkldnn'); flavor default cpu-mkldnn."""
     release, _, flavor = text.partition(":")
-    return release, flavor or "cpu-mkldnn"
+    return release, flavor or DEFAULT_FLAVOR
 
 
 def between_command(args):

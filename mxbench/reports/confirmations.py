@@ -10,6 +10,7 @@ from collections import namedtuple
 from mxbench.asvrun.conditions import cpu_kind_text, recorded_cpu_kinds
 from mxbench.asvrun.runner import reading_machine
 from mxbench.core import project as project_model
+from mxbench.core.arguments import HISTORY_FACTOR
 from mxbench.core.change_rule import compare
 from mxbench.core.errors import UserError
 from mxbench.core.formatting import ratio_text
@@ -28,7 +29,7 @@ MIN_ROUNDS = 2
 # for all the points measured)
 ROUND_SAMPLES = 5
 LEVEL = 0.95
-FACTOR = 1.2  # the history's factor (asv's rule) when none is given: confirm's and the report's
+FACTOR = HISTORY_FACTOR  # asv's rule at the history's factor when none is given
 
 Verdict = namedtuple("Verdict", "change state ratio low high")
 CONFIRMED, REFUTED, INCONCLUSIVE = "confirmed", "refuted", "inconclusive"

@@ -10,7 +10,7 @@ from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
-from mxbench.core.arguments import positive_int
+from mxbench.core.arguments import flavor_argument, positive_int
 from mxbench.core.results import measured
 
 SETUP_CACHE = "<setup_cache "
@@ -60,7 +60,7 @@ def setup_arguments(subparsers):
         "cost", help="where the time of a recorded run goes (asv's durations, summed)",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--release", required=True)
-    parser.add_argument("--flavor", default="cpu-mkldnn")
+    flavor_argument(parser)
     parser.add_argument("--variant", default="default",
                         help="an A/B variant's run (env_matrix/variants.json; its results are "
                              "in experiments/)")

@@ -10,7 +10,7 @@ from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import runner as asvtools
-from mxbench.core.arguments import command_group, positive_int
+from mxbench.core.arguments import command_group, flavor_argument, positive_int
 from mxbench.core.formatting import milliseconds_text, quotient, ratio_text
 from mxbench.core.results import measured, point_name, write_json_atomic
 
@@ -218,7 +218,7 @@ def setup_arguments(subparsers):
     report = sub.add_parser("report", help="predicted vs measured; attribution between releases")
     report.add_argument("--release", default="1.9.1")
     report.add_argument("--base", help="a second release: which layers explain the change")
-    report.add_argument("--flavor", default="cpu-mkldnn")
+    flavor_argument(report)
     report.add_argument("--data", help="default: benchmarks/model_layers.json")
     report.add_argument("--top", type=positive_int, default=5)
     report.set_defaults(func=cmd_report)

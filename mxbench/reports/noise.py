@@ -35,7 +35,7 @@ import numpy as np
 from mxbench.asvrun import conditions
 from mxbench.core import project as project_model
 from mxbench.core.change_rule import compare
-from mxbench.core.arguments import margin_factor, positive_factor
+from mxbench.core.arguments import factor_argument, flavor_argument, margin_factor
 from mxbench.core.errors import UserError
 from mxbench.core.results import Store, measured
 
@@ -64,12 +64,11 @@ def setup_arguments(subparsers):
                              "serves (or --machine before the command)"
                              % (MIN_RECORDINGS, MIN_DAYS))
     parser.add_argument("--release", required=True)
-    parser.add_argument("--flavor", default="cpu-mkldnn")
+    flavor_argument(parser)
     parser.add_argument("-o", "--output",
                         help="JSON file (default: stdout); the reports of a machine's history "
                              "apply reports/noise/MACHINE.json")
-    parser.add_argument("--factor", type=positive_factor, default=1.2,
-                        help="asv's change factor, with --held-out (default 1.2)")
+    factor_argument(parser, help="asv's change factor, with --held-out")
     parser.add_argument("--margin", type=margin_factor, default=MARGIN,
                         help="a point's threshold is its noise times this (default 1), kept "
                              "in the table; with --held-out, applied to the tables of the "
