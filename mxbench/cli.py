@@ -34,6 +34,7 @@ import signal
 import sys
 
 from benchmarks.catalogue.cliffs import CliffsFileError
+from benchmarks.catalogue.crashes import CrashDataError
 from env_matrix.matrix import MatrixError
 
 from mxbench.asvrun import conditions
@@ -42,11 +43,15 @@ from mxbench.commands import (check, ci_matrix, compare, confirm, find, matrix, 
                               selection, setup)
 from mxbench.core import arguments, errors
 from mxbench.core import project as project_model
-from mxbench.core.results import ResultFileError, ResultsProblem
+from mxbench.core.results import ResultsProblem
 from mxbench.inside import adhoc, dispatch, search
 from mxbench.site import publish
 from mxbench.reports import (baselines, changes, cliffs, cost, coverage, export, models,
                              noise)
+
+# What a user can cause, printed in one line with exit 2: mxbench's one error type, and the
+# layers' below it that cannot derive from it (the matrix, the catalogue's data files)
+USER_ERRORS = (errors.UserError, MatrixError, CliffsFileError, CrashDataError)
 
 # The commands, in the order `--help` lists them: each module adds its parser and sets
 # func (and takes_asv_args / needs_project where they differ from the defaults below).
@@ -120,13 +125,12 @@ def main(argv=None):
                 args.config or project_model.DEFAULT_CONFIG, args.results).for_variants(
                     [chosen] if isinstance(chosen, str) else chosen)
         return args.func(args)
-    except (errors.UserError, MatrixError, ResultFileError, CliffsFileError) as exc:
+    except ResultsProblem as exc:
+        print("error: %s" % exc.message(), file=sys.stderr)
+        return exc.exit_code
+    except USER_ERRORS as exc:
         print("error: %s" % errors.one_line(exc), file=sys.stderr)
         return getattr(exc, "exit_code", errors.USAGE)
-    except ResultsProblem as exc:
-        print("error: results that cannot be used (restore them with `git checkout -- FILE`, "
-              "or move them aside to measure again):\n%s" % exc, file=sys.stderr)
-        return errors.USAGE
     except BrokenPipeError:
         # the reader went away (`... | head`): nothing more to say, and no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -1,7 +1,9 @@
 """The one error a user can cause, and the exit codes every command uses.
 
-A command raises UserError (or one of the domain errors named in USER_ERRORS) with a
-message of one line; the command line prints it as `error: ...` and exits USAGE. Nothing a
+A command raises UserError (or a subclass: results.ResultFileError, results.ResultsProblem,
+site.PublishError) with a message of one line; the command line prints it as `error: ...`
+and exits with its exit_code (USAGE). The layers below mxbench raise their own (the matrix's
+MatrixError, the catalogue's data file errors): cli.USER_ERRORS names them all. Nothing a
 user can cause ends in a traceback.
 """
 OK = 0

@@ -14,6 +14,7 @@ import shutil
 from collections import OrderedDict, namedtuple
 
 from mxbench.core import names
+from mxbench.core.errors import UserError
 
 API_VERSION = 2  # asv 0.6's Results.api_version
 MACHINE_FILE = "machine.json"
@@ -55,7 +56,7 @@ STATS = ("ci_99_a", "ci_99_b", "q_25", "q_75", "number", "repeat")  # stats_<nam
 CHECKED_AGAINST = "checked_against"
 
 
-class ResultFileError(ValueError):
+class ResultFileError(UserError, ValueError):
     """A results file that cannot be used; str() is one line naming the file."""
 
     def __init__(self, path, problem):
@@ -64,12 +65,17 @@ class ResultFileError(ValueError):
         self.problem = problem
 
 
-class ResultsProblem(Exception):
-    """Several bad files at once: the message names each, one per line."""
+class ResultsProblem(UserError):
+    """Several bad files at once: the message names each, one per line after a first line
+    saying what to do (the one user error whose message is more than a line)."""
 
     def __init__(self, errors):
         self.errors = list(errors)
-        Exception.__init__(self, "\n".join(str(e) for e in self.errors))
+        UserError.__init__(self, "\n".join(str(e) for e in self.errors))
+
+    def message(self):
+        return ("results that cannot be used (restore them with `git checkout -- FILE`, or "
+                "move them aside to measure again):\n%s" % self)
 
 
 # --- values -----------------------------------------------------------------------------------

@@ -297,11 +297,10 @@ def held_verdicts(project, factor):
                     continue
                 names = measured_in_both(store, machine, commits, env_name)
                 history = history_of(project, machine)
-                try:
-                    changes = history_changes(project, history, base, head,
-                                              flavor_of[env_name], factor)
-                except UserError:
+                if not all(project.store.has(history, c, env_name) for c in commits):
                     continue  # the history has no recording of a side: nothing it flagged
+                changes = history_changes(project, history, base, head, flavor_of[env_name],
+                                          factor)
                 judged = verdicts(project, history, base, head, flavor_of[env_name],
                                   [c for c in changes if c.name in names], factor, machine)
                 out += [HeldVerdict(base, head, machine, flavor_of[env_name], env_name, v)
