@@ -170,9 +170,9 @@ def recorded_project(asv_e2e, tmp_path):
 # Each module runs whole on one worker, so what a module shares stays in one process: its
 # module-scoped fixtures, the README lanes (test_readme_commands) and the checkout's .asv/env
 # they use, the CI rehearsal's workspace. Each worker has its own temporary folders, HOME
-# (above) and asv_e2e (a minute). The modules are handed out in this order, the longest first
-# (their seconds in a run of the whole suite: the README lanes are one module's), then the
-# rest in collection order, so the last module to start is a short one.
+# (above) and asv_e2e (a minute on a quiet machine). The modules are handed out in this order,
+# the longest first (their seconds in a run of the whole suite: the README lanes are one
+# module's), then the rest in collection order, so the last module to start is a short one.
 LONGEST_FIRST = [  # a run on 2026-11-28, seconds of the module's tests (a loaded machine)
     "test_readme_commands.py",  # 1341
     "test_e2e.py",  # 1225
