@@ -1,14 +1,73 @@
-"""Shared fixtures. `asv_e2e` runs the real asv, with real MXNet wheels, once per session."""
+"""Shared fixtures. `asv_e2e` runs the real asv, with real MXNet wheels, once per session
+(once per worker: make test runs the suite on two cores with pytest-xdist, grouped below).
+
+The tests run with a HOME of their own (a temporary folder, one per worker): asv records
+machines in ~/.asv-machine.json, and the user's file is not the tests' to edit. The caches
+stay the user's (set explicitly, so nothing is downloaded again): pip's, the timing inputs'
+(~/.cache/mxbench), npm's, and the CI rehearsal's workspace (REAL_CACHE below). The real
+machine file's bytes are read when the session starts and checked when it ends: a change
+fails the session (pytest_sessionfinish) and tests/test_home.py tests the isolation itself.
+"""
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# --- a home of the tests' own -----------------------------------------------------------------
+# The controller (or a plain pytest) names the real home and makes the test home; xdist's
+# workers inherit both through the environment and each takes a subfolder of its own.
+REAL_HOME = Path(os.environ.setdefault("MXBENCH_TESTS_REAL_HOME", os.path.expanduser("~")))
+REAL_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or REAL_HOME / ".cache")
+REAL_MACHINE_FILE = REAL_HOME / ".asv-machine.json"
+_MADE_TEST_HOME = "MXBENCH_TESTS_HOME" not in os.environ
+if _MADE_TEST_HOME:
+    os.environ["MXBENCH_TESTS_HOME"] = tempfile.mkdtemp(prefix="mxbench-tests-home-")
+TEST_HOME = Path(os.environ["MXBENCH_TESTS_HOME"]) / os.environ.get("PYTEST_XDIST_WORKER",
+                                                                     "main")
+TEST_HOME.mkdir(parents=True, exist_ok=True)
+
+
+def _real_home_setting(name, path, only_if_exists=False):
+    if name not in os.environ and (not only_if_exists or os.path.exists(str(path))):
+        os.environ[name] = str(path)
+
+
+def machine_file_bytes():
+    try:
+        return REAL_MACHINE_FILE.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+REAL_MACHINE_FILE_AT_START = machine_file_bytes()
+
+
+def _input_cache_format():
+    """benchmarks/harness/inputs.py's INPUT_CACHE_FORMAT, read without importing MXNet."""
+    import re
+    text = (ROOT / "benchmarks" / "harness" / "inputs.py").read_text()
+    return re.search(r'^INPUT_CACHE_FORMAT = "([^"]+)"$', text, re.M).group(1)
+
+
+# before HOME moves: the caches and configuration that stay the user's (inputs.py's default
+# input cache is ~/.cache/mxbench/inputs-N)
+_real_home_setting("MXBENCH_INPUT_CACHE",
+                   REAL_HOME / ".cache" / "mxbench" / ("inputs-" + _input_cache_format()))
+_real_home_setting("PIP_CACHE_DIR", REAL_CACHE / "pip")
+_real_home_setting("npm_config_cache", REAL_HOME / ".npm")
+_real_home_setting("NPM_CONFIG_USERCONFIG", REAL_HOME / ".npmrc", only_if_exists=True)
+_real_home_setting("GIT_CONFIG_GLOBAL", REAL_HOME / ".gitconfig", only_if_exists=True)
+_real_home_setting("PYENV_ROOT", REAL_HOME / ".pyenv", only_if_exists=True)
+_real_home_setting("VIRTUALENV_OVERRIDE_APP_DATA", REAL_CACHE / "virtualenv")  # its seed wheels
+os.environ["HOME"] = str(TEST_HOME)
+
 # The machine of the committed history, results/<it>/ (the only one there: test_results_store)
 HISTORY_MACHINE = "amd-epyc-avx512-2cpu-24gb"
 # The history before the quiet-machine rule, kept whole: results-archive/<it>/
@@ -104,3 +163,87 @@ def recorded_project(asv_e2e, tmp_path):
     shutil.copytree(str(asv_e2e.first_results), str(copy.results_dir))
     copy.store = results.Store(copy.results_dir)
     return copy
+
+
+# --- the session: two cores, and the user's home left alone --------------------------------------
+# make test runs the suite with pytest-xdist: `-n 2 --dist loadfile --no-loadscope-reorder`.
+# Each module runs whole on one worker, so what a module shares stays in one process: its
+# module-scoped fixtures, the README lanes (test_readme_commands) and the checkout's .asv/env
+# they use, the CI rehearsal's workspace. Each worker has its own temporary folders, HOME
+# (above) and asv_e2e (a minute on a quiet machine). The modules are handed out in this order,
+# the longest first (their seconds in a run of the whole suite: the README lanes are one
+# module's), then the rest in collection order, so the last module to start is a short one.
+LONGEST_FIRST = [  # a run on 2026-11-28, seconds of the module's tests (a loaded machine)
+    "test_readme_commands.py",  # 1341
+    "test_e2e.py",  # 1225
+    "test_ci_workflow.py",  # 876
+    "test_reliability.py",  # 653
+    "test_integrity.py",  # 612
+    "test_site.py",  # 469
+    "test_confirm.py",  # 404
+    "test_changes.py",  # 237
+    "test_smoke.py",  # 207
+    "test_conditions.py",  # 180
+    "test_instructions.py",  # 143
+    "test_publish.py",  # 131
+    "test_counts.py",  # 126
+    "test_ci_matrix.py",  # 95
+    "test_search.py",  # 87
+    "test_known_bugs.py",  # 77
+]
+
+
+def pytest_collection_modifyitems(session, config, items):
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # one process: collection order
+    order = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: order.get(Path(str(item.fspath)).name, len(order)))
+
+
+def pytest_sessionstart(session):
+    """With workers: the site's npm packages (site/node_modules, an ignored build output)
+    installed once, before they start: two publishes at once on a fresh clone would both run
+    `npm ci` in the checkout's site/. Where it cannot, the publishing tests say why."""
+    if hasattr(session.config, "workerinput") or not getattr(session.config.option,
+                                                             "numprocesses", None):
+        return
+    from mxbench.site import vendor
+    try:
+        vendor.install_packages()
+    except Exception as exc:  # no npm, no registry: the tests that publish report it
+        print("site/node_modules not installed before the workers: %s" % exc, file=sys.stderr)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The user's ~/.asv-machine.json as it was when the session started, or the session
+    fails (in the controller, or a run without xdist: workers share its start)."""
+    if hasattr(session.config, "workerinput"):
+        return
+    now = machine_file_bytes()
+    if now != REAL_MACHINE_FILE_AT_START:
+        message = ("%s changed during the tests (%s -> %s): a test wrote asv machine "
+                   "entries into the user's home, not the tests' HOME (%s), or another "
+                   "process using this home did" % (
+                       REAL_MACHINE_FILE, describe_bytes(REAL_MACHINE_FILE_AT_START),
+                       describe_bytes(now), TEST_HOME.parent))
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line("")
+            reporter.write_line("ERROR: " + message, red=True, bold=True)
+        else:
+            print("ERROR: " + message, file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def describe_bytes(data):
+    if data is None:
+        return "absent"
+    try:
+        return "machines %s" % ", ".join(sorted(json.loads(data.decode("utf-8"))))
+    except ValueError:
+        return "%d bytes" % len(data)
+
+
+def pytest_unconfigure(config):
+    if _MADE_TEST_HOME and not hasattr(config, "workerinput"):
+        shutil.rmtree(os.environ.get("MXBENCH_TESTS_HOME", ""), ignore_errors=True)

@@ -14,8 +14,9 @@ GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files and `${{ }}` expressions of contexts a
     .venv/bin/python -m pytest -q tests/test_ci_workflow.py
     MXBENCH_REHEARSAL_WORKFLOW=/path/to/other/matrix.yml ...   # rehearse another version of it
 
-The CPU job runs in ~/.cache/mxbench/rehearsal/cpu-job, whose .asv/ (the benchmark environment)
-is kept between runs like a self-hosted runner's workspace (checkout with clean: false).
+The CPU job runs in ~/.cache/mxbench/rehearsal/cpu-job (the user's cache: the tests' HOME is a
+temporary one, tests/conftest.py), whose .asv/ (the benchmark environment) is kept between runs
+like a self-hosted runner's workspace (checkout with clean: false).
 """
 import fnmatch
 import json
@@ -28,12 +29,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.conftest import REAL_CACHE, ROOT
 
 WORKFLOW = Path(os.environ.get("MXBENCH_REHEARSAL_WORKFLOW")
                 or ROOT / ".github" / "workflows" / "matrix.yml")
 OWN_WORKFLOW = ROOT / ".github" / "workflows" / "matrix.yml"
-CPU_WORKSPACE = Path.home() / ".cache" / "mxbench" / "rehearsal" / "cpu-job"
+CPU_WORKSPACE = REAL_CACHE / "mxbench" / "rehearsal" / "cpu-job"
 RELEASE, FLAVOR = "1.9.1", "cpu-mkldnn"
 TINY = {"bench": r"^bench_overhead\.Dispatch\.", "asv_args": "-a rounds=1 -a repeat=1"}
 

@@ -266,7 +266,10 @@ def test_a_short_real_search_logs_what_it_timed_and_resumes(tmp_path):
     log = json.load(open(str(out / "relu.json")))
     assert log["tried"] and all(t["seconds"] > 0 and t["elements"] > 0 for t in log["tried"])
     assert log["seed"] == 0 and log["budget_s"] == 6 and log["mxnet"] == "1.9.1"
-    assert (out / "examples" / "relu").is_dir()  # Hypothesis' database
+    # Hypothesis' database: relu's, in the one archive, not in folders
+    packed = search.read_archive(str(out / search.EXAMPLES_ARCHIVE))
+    assert any(name.startswith("relu/") for name in packed)
+    assert sorted(p.name for p in out.iterdir()) == [search.EXAMPLES_ARCHIVE, "relu.json"]
     again = mxbench(*args)
     assert again.returncode == 0 and "searched already" in again.stderr
 
@@ -313,3 +316,62 @@ def test_the_committed_cliff_data_is_readable_and_each_cliff_builds_on_its_entry
     assert sorted(entries) == sorted(set(c["entry"] for c in cliffs))
     for op, dtypes in entries.values():
         assert list(op.cases) == list(dtypes) and all(n.startswith("cliff_") for n in op.cases)
+
+
+# --- the example database: one archive -----------------------------------------------------------
+def hypothesis_folder(path, saved):
+    """A folder database written by Hypothesis itself: saved is [(key, value)]."""
+    from hypothesis.database import DirectoryBasedExampleDatabase
+    db = DirectoryBasedExampleDatabase(str(path))
+    for key, value in saved:
+        db.save(key, value)
+    return db
+
+
+def test_the_old_folders_pack_into_the_archive_unchanged_and_search_from_it(tmp_path):
+    """The one-off migration keeps every file (path and bytes) of --out/examples/, and what
+    Hypothesis saves while an entry is searched is packed back without touching the others."""
+    from hypothesis.database import DirectoryBasedExampleDatabase
+    out = tmp_path / "out"
+    hypothesis_folder(out / "examples" / "relu", [(b"k1", b"v1"), (b"k1", b"v2"), (b"k2", b"v3")])
+    hypothesis_folder(out / "examples" / "dot", [(b"k1", b"w1")])
+    before = search.folder_files(str(out / "examples" / "relu"), "relu")
+    before.update(search.folder_files(str(out / "examples" / "dot"), "dot"))
+    assert len(before) > 4  # the values and Hypothesis' record of its keys
+    assert search.migrate_examples(str(out)) == len(before)
+    assert not (out / "examples").exists()
+    archive = str(out / search.EXAMPLES_ARCHIVE)
+    assert search.read_archive(archive) == before
+    packed = Path(archive).read_bytes()
+    assert search.migrate_examples(str(out)) == 0 and Path(archive).read_bytes() == packed
+
+    with search.examples_database(str(out), "relu") as folder:
+        db = DirectoryBasedExampleDatabase(folder)
+        assert sorted(db.fetch(b"k1")) == [b"v1", b"v2"] and list(db.fetch(b"k2")) == [b"v3"]
+        db.save(b"k1", b"v4")
+        db.delete(b"k2", b"v3")
+    after = search.read_archive(archive)
+    assert {n: d for n, d in after.items() if n.startswith("dot/")} == \
+        {n: d for n, d in before.items() if n.startswith("dot/")}
+    with search.examples_database(str(out), "relu") as folder:
+        db = DirectoryBasedExampleDatabase(folder)
+        assert sorted(db.fetch(b"k1")) == [b"v1", b"v2", b"v4"] and not list(db.fetch(b"k2"))
+    with search.examples_database(str(out), "softmax") as folder:  # a new entry: empty
+        assert not list(DirectoryBasedExampleDatabase(folder).fetch(b"k1"))
+    assert search.read_archive(archive) == after  # nothing saved: the archive as it was
+
+
+def test_the_committed_example_database_is_one_archive_of_hypothesis_files():
+    """results-search/ holds the logs and one archive (no folders: 16,000 files before); each
+    member is <entry>/<key hash>/<value hash> as Hypothesis names them, each value's name the
+    hash of its bytes, and every searched entry has its database there."""
+    from hypothesis.database import _hash
+    out = ROOT / rule.SEARCH_DIR
+    assert not [p.name for p in out.iterdir() if p.is_dir()]
+    members = search.read_archive(str(out / search.EXAMPLES_ARCHIVE))
+    entries = set()
+    for name, value in members.items():
+        entry, key, value_name = name.split("/")
+        assert len(key) == 16 and value_name == _hash(value), name
+        entries.add(entry)
+    assert entries == set(p.stem for p in out.glob("*.json"))

@@ -17,19 +17,28 @@ times it along the ladder), and every search leaves its log in --out.
 
 Reproducible: the shapes drawn follow from --seed and the costs measured (Hypothesis runs in
 rounds until the search share is spent, round r seeded seed * 1000 + r); its example
-database (--out/examples/<entry>/) keeps the best shapes found and replays them first.
+database keeps the best shapes found and replays them first: every entry's in one archive,
+--out/examples.tar.xz (<entry>/<key>/<value>: the files of Hypothesis' own folder database,
+which searches an entry in a scratch folder unpacked from it and packed back after; an old
+--out/examples/ folder is packed into it, content unchanged, on the next search).
 Resumable: an entry whose log in --out has this seed and budget is not searched again
 (--again searches it anyway). Ctrl-C keeps the logs of the finished entries. Each entry is
 searched in a child process: a crash of MXNet's on some shape is that entry's log (crashed).
 """
 import argparse
+import contextlib
+import fcntl
 import importlib.util
+import io
 import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections import OrderedDict
 
@@ -146,6 +155,113 @@ def search_draws(space, seed, deadline, examples, measure, database_dir=None, ro
     return tried
 
 
+# --- the example database: one archive of every entry's ----------------------------------------
+EXAMPLES_ARCHIVE = "examples.tar.xz"  # in --out
+OLD_EXAMPLES_DIR = "examples"  # the layout before: --out/examples/<entry>/, 16,000 files
+
+
+def archive_path(out):
+    return os.path.join(out, EXAMPLES_ARCHIVE)
+
+
+def read_archive(path):
+    """{member: bytes} of an examples archive ({} where there is none)."""
+    if not os.path.exists(path):
+        return {}
+    with tarfile.open(path, "r:xz") as archive:
+        return {m.name: archive.extractfile(m).read() for m in archive.getmembers() if m.isfile()}
+
+
+def write_archive(path, members):
+    """The archive of exactly `members`, sorted and without dates or owners (the same database
+    gives the same bytes), swapped in whole."""
+    tmp = path + ".tmp"
+    with tarfile.open(tmp, "w:xz", format=tarfile.USTAR_FORMAT) as archive:
+        for name in sorted(members):
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(members[name]), 0o644, 0
+            archive.addfile(info, io.BytesIO(members[name]))
+    os.replace(tmp, path)
+
+
+def folder_files(folder, prefix):
+    """{prefix/path: bytes} of the files under `folder` (Hypothesis' temporary .files left out)."""
+    found = {}
+    for parent, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if not name.startswith("."):
+                path = os.path.join(parent, name)
+                with open(path, "rb") as fh:
+                    found["/".join([prefix] + os.path.relpath(path, folder).split(os.sep))] = \
+                        fh.read()
+    return found
+
+
+@contextlib.contextmanager
+def archive_lock(out):
+    """One writer of --out's archive at a time (the lock is the folder's, the kernel's)."""
+    fd = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def update_archive(out, replace_prefix, members):
+    """Under the lock: the archive's members under replace_prefix (None: none) replaced by
+    `members`, the others kept; written only where that changes it."""
+    with archive_lock(out):
+        before = read_archive(archive_path(out))
+        after = dict((name, data) for name, data in before.items()
+                     if replace_prefix is None or not name.startswith(replace_prefix))
+        after.update(members)
+        if after != before or not os.path.exists(archive_path(out)):
+            write_archive(archive_path(out), after)
+
+
+def migrate_examples(out):
+    """An old --out/examples/ folder packed into the archive (the same paths and bytes; a
+    database is a set of values per key, so one already in the archive is kept as well),
+    then removed. Returns the number of files packed."""
+    old = os.path.join(out, OLD_EXAMPLES_DIR)
+    if not os.path.isdir(old):
+        return 0
+    found = {}
+    for entry in sorted(os.listdir(old)):
+        if os.path.isdir(os.path.join(old, entry)):
+            found.update(folder_files(os.path.join(old, entry), entry))
+    update_archive(out, None, found)
+    shutil.rmtree(old)
+    return len(found)
+
+
+@contextlib.contextmanager
+def examples_database(out, entry_name):
+    """A scratch folder holding `entry_name`'s example database from --out's archive, for
+    Hypothesis' DirectoryBasedExampleDatabase; packed back into the archive when the search
+    ends, Ctrl-C and errors included (a crash of the process loses that search's changes)."""
+    migrate_examples(out)
+    prefix = entry_name + "/"
+    with tempfile.TemporaryDirectory(prefix="mxbench-examples-") as scratch:
+        folder = os.path.join(scratch, entry_name)
+        os.makedirs(folder)
+        with archive_lock(out):
+            members = read_archive(archive_path(out))
+        for name, data in members.items():
+            if name.startswith(prefix):
+                path = os.path.join(folder, *name[len(prefix):].split("/"))
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "wb") as fh:
+                    fh.write(data)
+        try:
+            yield folder
+        finally:
+            update_archive(out, prefix, folder_files(folder, entry_name))
+
+
+# --- confirming cliffs -----------------------------------------------------------------------------
 def neighbour_name(cliff_name, kind):
     return "%s/%s" % (cliff_name, kind)
 
@@ -387,9 +503,9 @@ def search_here(entry, args, cliffs_file, command):
     from benchmarks.catalogue import cliffs as data
     cliffs = data.read_cliffs(cliffs_file)
     taken = set(c["name"] for c in cliffs if c["entry"] == entry.class_name)
-    log = search_entry(entry, args.budget, args.seed,
-                       os.path.join(args.out, "examples", entry.class_name), args.threshold,
-                       taken, log=lambda text: print(text, file=sys.stderr))
+    with examples_database(args.out, entry.class_name) as database_dir:
+        log = search_entry(entry, args.budget, args.seed, database_dir, args.threshold,
+                           taken, log=lambda text: print(text, file=sys.stderr))
     log["command"] = command
     for cliff in log["cliffs"]:
         cliff["found_by"] = command
