@@ -25,6 +25,7 @@ import sys
 
 from asv.util import UserError as AsvUserError
 
+from mxbench.asvrun import guard
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
 from mxbench.core.errors import UserError, one_line
@@ -151,9 +152,11 @@ def run_asv_publish(config, staging, results_dir, workdir, asv_extra=(), log=pri
     try:
         # asv resolves the config's relative paths against its working directory (the copy
         # has them resolved already; the working directory stays the original's folder).
-        proc = subprocess.Popen(cmd, cwd=os.path.dirname(config), stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, universal_newlines=True,
-                                errors="replace")
+        # Through a guard: asv publish (and the git it runs) ends with this process, a kill -9
+        # included.
+        proc = guard.Guarded(cmd, cwd=os.path.dirname(config), stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, universal_newlines=True,
+                             errors="replace")
         for line in proc.stdout:
             sys.stdout.write(line)
             sys.stdout.flush()
