@@ -211,16 +211,19 @@ class Guard(object):
 def exit_like(status):
     """End the guard as the child ended: its exit code, or death by its signal."""
     if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        try:
-            import resource
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the child's crash, not ours
-            signal.signal(sig, signal.SIG_DFL)
-        except (ImportError, ValueError, OSError):
-            pass
-        os.kill(os.getpid(), sig)
-        os._exit(128 + sig)
+        die_by(os.WTERMSIG(status))
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+
+def die_by(sig):
+    try:
+        import resource
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the child's crash, not ours
+        signal.signal(sig, signal.SIG_DFL)
+    except (ImportError, ValueError, OSError):
+        pass  # SIGKILL has no handler to reset
+    os.kill(os.getpid(), sig)
+    os._exit(128 + sig)
 
 
 def main(argv):
@@ -229,7 +232,8 @@ def main(argv):
 
     def end(signum, frame):
         guard.end_all()
-        os._exit(128 + signum)
+        # mxbench's kill(): the guard's status is that of a killed child, as Popen's is
+        die_by(signal.SIGKILL if signum == END_ALL else signum)
 
     def pass_on(signum, frame):
         if guard.child:

@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import conditions, guard
@@ -33,6 +34,7 @@ read_config = project_model.read_config
 INTERRUPT_GRACE = 60  # seconds asv gets to finish after Ctrl-C before it is stopped
 ASV_STOPS_ITSELF = 8  # seconds asv gets to stop on a Ctrl-C of its own before it is sent one
 MERGE_INTERVAL = 1.0  # seconds between merges of a running asv's complete files
+HOLDER_GONE_WAIT = 10  # seconds a lock whose holder died may take to be freed (guard.py)
 
 
 class Interrupted(Exception):
@@ -269,14 +271,20 @@ def _acquire(path, what):
         return
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    deadline = time.time() + HOLDER_GONE_WAIT
+    while True:
         try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except OSError:
+            os.lseek(fd, 0, os.SEEK_SET)
             holder = os.read(fd, 4096).decode("utf-8", "replace").split("\n", 1)
-        finally:
-            os.close(fd)
         pid, command = (holder + [""])[:2]
+        # a holder that is gone: its children's guard holds the lock while it ends them
+        if not _pid_alive(pid) and time.time() < deadline:
+            time.sleep(0.1)
+            continue
+        os.close(fd)
         raise UserError("another mxbench run is recording into this %s: pid %s (%s); lock "
                         "%s. One recording at a time: wait for it to finish (or stop it), "
                         "then run this again" % (what, pid.strip() or "?",
@@ -292,6 +300,18 @@ def held_locks():
     """The descriptors of the recording locks this process holds (a child's guard keeps
     them open: a lock lives as long as anything that may write under it)."""
     return [fd for fd, _ in _HELD.values()]
+
+
+def _pid_alive(text):
+    try:
+        os.kill(int(text.strip()), 0)
+    except (ValueError, OverflowError):
+        return True  # unknown: as if alive
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _release(path):
@@ -531,13 +551,7 @@ def _alive(staging_dir):
             pid = int(fh.read().strip())
     except (OSError, ValueError):
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return pid != os.getpid()
+    return pid != os.getpid() and _pid_alive(str(pid))
 
 
 def recover_interrupted_runs(project, machine):
