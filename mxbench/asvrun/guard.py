@@ -83,9 +83,11 @@ def run(args, timeout=None, **kwargs):
     with Guarded(args, **kwargs) as proc:
         try:
             code = proc.wait(timeout=timeout)
-        except BaseException:
+        except BaseException as exc:
             proc.kill()
             proc.wait()
+            if isinstance(exc, subprocess.TimeoutExpired):
+                raise subprocess.TimeoutExpired(args, timeout)  # the child's, not the guard's
             raise
     return subprocess.CompletedProcess(args, code)
 
