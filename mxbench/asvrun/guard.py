@@ -163,6 +163,11 @@ class Guard(object):
         """SIGKILL every process under the guard until none is left (a process may fork
         between two passes; once killed it cannot)."""
         with self.ending:
+            if self.child:
+                try:  # without /proc (not Linux), at least the child
+                    os.kill(self.child, signal.SIGKILL)
+                except OSError:
+                    pass
             for _ in range(1000):
                 found = descendants(self.pid)
                 if not found:
@@ -176,8 +181,7 @@ class Guard(object):
                 time.sleep(0.005)
             self.reap()
 
-    @staticmethod
-    def reap():
+    def reap(self):
         while True:
             try:
                 pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -185,6 +189,8 @@ class Guard(object):
                 return
             if pid == 0:
                 return
+            if pid == self.child:
+                self.child = None  # its pid may be reused from now on: never signalled again
 
     def watch(self, life):
         """mxbench is gone when its end of the pipe closes: everything ends."""
@@ -207,6 +213,7 @@ class Guard(object):
             except ChildProcessError:
                 return 0
             if pid == self.child:
+                self.child = None
                 return status
 
 
