@@ -370,11 +370,11 @@ class Staging(object):
         self.results_dir = os.path.join(self.dir, "results")
         self.config = os.path.join(self.dir, "asv.conf.json")
         self._seen = {}
+        self.whole_run = False
+        self.discarded = 0  # unfinished whole runs' stagings removed unmerged
         self.merged = set()
         self.unreadable = []
         self.write_error = None  # an OSError writing into results/ (disk full, read-only)
-        self.whole_run = False
-        self.discarded = 0  # unfinished whole runs' stagings removed unmerged
 
     @property
     def hashfile(self):
