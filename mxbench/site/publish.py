@@ -25,7 +25,6 @@ import sys
 
 from asv.util import UserError as AsvUserError
 
-from mxbench.asvrun import guard
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
 from mxbench.core.errors import UserError, one_line
@@ -142,6 +141,7 @@ def run_asv_publish(config, staging, results_dir, workdir, asv_extra=(), log=pri
     PublishError whose message ends with asv's last line (the exception, for a crash). asv is
     stopped whatever ends this function (an error, Ctrl-C, SIGTERM).
     """
+    from mxbench.asvrun import guard
     copy = asvtools.config_copy(config, os.path.join(workdir, os.path.basename(config)),
                                 html_dir=staging, results_dir=results_dir)
     cmd = [asvtools.asv_executable(), "--config", copy, "publish"] + list(asv_extra)
