@@ -315,3 +315,36 @@ def test_a_killed_publish_leaves_no_asv_publish_running(tmp_path):
         command.kill()
     finally:
         close()
+
+
+# --- the guard on a tree like asv's, many times -----------------------------------------------
+TREE = """
+import os, subprocess, sys, time
+# like asv: children in process groups of their own, each with children of its own
+for _ in range(3):
+    subprocess.Popen([sys.executable, "-c", "import subprocess, time\\n"
+                      "for _ in range(2): subprocess.Popen(['sleep', '300'])\\n"
+                      "time.sleep(300)"], preexec_fn=lambda: os.setpgid(0, 0))
+time.sleep(300)
+"""
+PARENT = """
+import sys, time
+sys.path.insert(0, %r)
+from mxbench.asvrun import guard
+child = guard.Guarded([sys.executable, "-c", %r])
+time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("attempt", range(4))
+def test_a_killed_parent_leaves_nothing_of_a_tree_like_asvs(tmp_path, attempt):
+    """The guard under a parent killed with SIGKILL at once, as the tree starts (processes
+    being reparented as the guard scans) or once it stands: nothing of the tree survives.
+    (The e2e tests above once saw asv's forkserver survive: a scan of /proc that read it
+    before its parent, on a machine whose process ids had wrapped around, missed it.)"""
+    command = Command([sys.executable, "-c", PARENT % (str(ROOT), TREE)], tmp_path)
+    if attempt % 2:
+        command.wait_for("the whole tree", lambda: len(command.children()) >= 1 + 1 + 3 * 3)
+    else:
+        command.wait_for("the tree's first processes", lambda: len(command.children()) >= 3)
+    command.kill()

@@ -33,6 +33,7 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 PASS_ON = signal.SIGUSR1  # mxbench's "SIGINT to the child"
 END_ALL = signal.SIGTERM  # mxbench's "end the child and all it started"
+END_ALL_WAIT = 60  # seconds the guard waits for killed processes to be gone (D state)
 
 
 # --- mxbench's side ----------------------------------------------------------------------------
@@ -102,8 +103,9 @@ def _prctl(option, value):
 
 
 def descendants(root):
-    """The live (not zombie) processes under `root` in /proc."""
-    parent = {}
+    """The live (not zombie) processes under `root` in /proc (a zombie's children are walked:
+    a scan can see them before they are reparented)."""
+    parent, dead = {}, set()
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -117,13 +119,15 @@ def descendants(root):
         except OSError:
             continue
         fields = stat[stat.rfind(b")") + 2:].split()
-        if len(fields) > 1 and fields[0] not in (b"Z", b"X"):
+        if len(fields) > 1:
             parent[int(name)] = int(fields[1])
+            if fields[0] in (b"Z", b"X"):
+                dead.add(int(name))
     found, frontier = [], [root]
     while frontier:
         frontier = [pid for pid, ppid in parent.items() if ppid in frontier]
         found += frontier
-    return found
+    return [pid for pid in found if pid not in dead]
 
 
 class Guard(object):
@@ -160,35 +164,36 @@ class Guard(object):
                 os._exit(127)
 
     def end_all(self):
-        """SIGKILL every process under the guard until none is left (a process may fork
-        between two passes; once killed it cannot)."""
+        """SIGKILL every process under the guard until the guard has no child left: as the
+        subreaper it inherits every orphaned descendant, so no child means no descendant
+        (a scan of /proc alone can miss a process being reparented; a process may fork
+        between two scans, but not once killed)."""
         with self.ending:
             if self.child:
                 try:  # without /proc (not Linux), at least the child
                     os.kill(self.child, signal.SIGKILL)
                 except OSError:
                     pass
-            for _ in range(1000):
-                found = descendants(self.pid)
-                if not found:
-                    break
-                for pid in found:
+            deadline = time.time() + END_ALL_WAIT
+            while time.time() < deadline:
+                for pid in descendants(self.pid):
                     try:
                         os.kill(pid, signal.SIGKILL)
                     except OSError:
                         pass
-                self.reap()
+                if self.reap():
+                    return
                 time.sleep(0.005)
-            self.reap()
 
     def reap(self):
+        """Reap the children that have ended; True when the guard has none left."""
         while True:
             try:
                 pid, _ = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
-                return
+                return True
             if pid == 0:
-                return
+                return False
             if pid == self.child:
                 self.child = None  # its pid may be reused from now on: never signalled again
 
