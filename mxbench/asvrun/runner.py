@@ -21,9 +21,10 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 from env_matrix.matrix import MatrixError
-from mxbench.asvrun import conditions
+from mxbench.asvrun import conditions, guard
 from mxbench.core import project as project_model
 from mxbench.core import results
 from mxbench.core.errors import UserError
@@ -34,6 +35,7 @@ read_config = project_model.read_config
 INTERRUPT_GRACE = 60  # seconds asv gets to finish after Ctrl-C before it is stopped
 ASV_STOPS_ITSELF = 8  # seconds asv gets to stop on a Ctrl-C of its own before it is sent one
 MERGE_INTERVAL = 1.0  # seconds between merges of a running asv's complete files
+HOLDER_GONE_WAIT = 10  # seconds a lock whose holder died may take to be freed (guard.py)
 
 
 class Interrupted(Exception):
@@ -227,9 +229,11 @@ def run_asv(args, config=DEFAULT_CONFIG, env=None, cwd=ROOT, keep_line=None):
     print("$ " + " ".join(shown), flush=True)
     full_env = dict(os.environ)
     full_env.update(env or {})
-    proc = subprocess.Popen(cmd, cwd=cwd, env=full_env, stderr=subprocess.PIPE,
-                            stdout=subprocess.PIPE if keep_line else None,
-                            universal_newlines=True, errors="replace")
+    # through a guard: asv and all it starts end with mxbench, however mxbench ends, and the
+    # recording locks this process holds live until they have (guard.py)
+    proc = guard.Guarded(cmd, hold=held_locks(), cwd=cwd, env=full_env,
+                         stderr=subprocess.PIPE, stdout=subprocess.PIPE if keep_line else None,
+                         universal_newlines=True, errors="replace")
     relays = [threading.Thread(target=relay_stderr, args=(proc.stderr,), daemon=True)]
     if keep_line:
         relays.append(threading.Thread(target=relay_stdout, args=(proc.stdout, keep_line),
@@ -245,6 +249,9 @@ def run_asv(args, config=DEFAULT_CONFIG, env=None, cwd=ROOT, keep_line=None):
     try:
         code = _wait(proc, received)
     finally:
+        if proc.poll() is None:  # an exception in _wait: asv must not outlive the locks
+            proc.kill()
+            proc.wait()
         for signum, handler in previous:
             signal.signal(signum, handler)
         for relay in relays:
@@ -285,7 +292,8 @@ def relay_stderr(stream, out=None):
 
 def _wait(proc, received):
     """Wait for asv; after a signal, give it a moment to stop by itself (a Ctrl-C at the
-    terminal reaches it too), then pass SIGINT on, then stop it after INTERRUPT_GRACE."""
+    terminal reaches it too), then pass SIGINT on, then stop it after INTERRUPT_GRACE (the
+    guard's SIGKILL ends asv and every process it started)."""
     while True:
         try:
             return proc.wait(timeout=0.2)
@@ -320,14 +328,20 @@ def _acquire(path, what):
         return
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    deadline = time.time() + HOLDER_GONE_WAIT
+    while True:
         try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except OSError:
+            os.lseek(fd, 0, os.SEEK_SET)
             holder = os.read(fd, 4096).decode("utf-8", "replace").split("\n", 1)
-        finally:
-            os.close(fd)
         pid, command = (holder + [""])[:2]
+        # a holder that is gone: its children's guard holds the lock while it ends them
+        if not _pid_alive(pid) and time.time() < deadline:
+            time.sleep(0.1)
+            continue
+        os.close(fd)
         raise UserError("another mxbench run is recording into this %s: pid %s (%s); lock "
                         "%s. One recording at a time: wait for it to finish (or stop it), "
                         "then run this again" % (what, pid.strip() or "?",
@@ -337,6 +351,24 @@ def _acquire(path, what):
     os.ftruncate(fd, 0)
     os.write(fd, ("%d\n%s\n" % (os.getpid(), _command_line())).encode("utf-8"))
     _HELD[path] = [fd, 1]
+
+
+def held_locks():
+    """The descriptors of the recording locks this process holds (a child's guard keeps
+    them open: a lock lives as long as anything that may write under it)."""
+    return [fd for fd, _ in _HELD.values()]
+
+
+def _pid_alive(text):
+    try:
+        os.kill(int(text.strip()), 0)
+    except (ValueError, OverflowError):
+        return True  # unknown: as if alive
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _release(path):
@@ -375,9 +407,16 @@ def recording(project):
 
 
 # --- recording into results/ ------------------------------------------------------------------
+WHOLE_RUN = "whole-run"  # in a staging: merge only once asv has finished (a confirmation)
+FINISHED = "finished"    # in a staging: asv exited by itself, its results are whole
+HASHES = "hashes"        # in a staging: asv's HASHFILE of the run's commits
+COMMITS = "HASHFILE:<the commits>"  # in record()'s asv arguments: the staging's HASHFILE
+
+
 class Staging(object):
     """A staging results directory for one run: asv writes there, complete files are merged
-    into the store. A staging left by a killed run is merged by the next run."""
+    into the store. A staging left by a killed run is merged by the next run, except a whole
+    run's (a confirmation's rounds): that one only once asv has finished, never in part."""
 
     def __init__(self, project, machine):
         self.project = project
@@ -388,19 +427,33 @@ class Staging(object):
         self.results_dir = os.path.join(self.dir, "results")
         self.config = os.path.join(self.dir, "asv.conf.json")
         self._seen = {}
+        self.whole_run = False
+        self.discarded = 0  # unfinished whole runs' stagings removed unmerged
         self.merged = set()
         self.unreadable = []
         self.write_error = None  # an OSError writing into results/ (disk full, read-only)
         self.stamp = project.result_stamp()
 
-    def prepare(self, commits):
-        """Copy in what is recorded for these commits (asv's --skip-existing reads it)."""
+    @property
+    def hashfile(self):
+        return os.path.join(self.dir, HASHES)
+
+    def prepare(self, commits, whole_run=False):
+        """Copy in what is recorded for these commits (asv's --skip-existing reads it).
+        whole_run: nothing is merged until finish() (a confirmation's verdict needs every
+        round of a run that finished: a killed run's rounds are never merged)."""
         if os.path.isdir(self.dir):
             shutil.rmtree(self.dir)
         target = os.path.join(self.results_dir, self.machine)
         os.makedirs(target)
         with open(os.path.join(self.dir, "pid"), "w") as fh:
             fh.write(str(os.getpid()))
+        self.whole_run = whole_run
+        if whole_run:
+            _touch(os.path.join(self.dir, WHOLE_RUN))
+        # the commits for asv's HASHFILE: in here, so nothing is left in /tmp by a kill
+        with open(self.hashfile, "w") as fh:
+            fh.write("\n".join(commits) + "\n")
         prefixes = tuple(c[:8] for c in commits)
         # what the run starts from, kept apart: a point still equal to it was not measured
         start = os.path.join(self.dir, BASELINE, self.machine)
@@ -481,6 +534,11 @@ class Staging(object):
                 except results.ResultFileError:
                     pass
 
+    def finish(self):
+        """asv exited by itself: the staging's results are whole (a whole run's may be merged,
+        by this run or, if it is killed before it merges, by the next)."""
+        _touch(os.path.join(self.dir, FINISHED))
+
     def close(self):
         shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -492,6 +550,10 @@ class Staging(object):
         for name in sorted(os.listdir(self.root)):
             folder = os.path.join(self.root, name)
             if folder == self.dir or _alive(folder):
+                continue
+            if not _mergeable(folder):
+                shutil.rmtree(folder, ignore_errors=True)
+                self.discarded += 1
                 continue
             staged_root = os.path.join(folder, "results")
             try:
@@ -532,19 +594,24 @@ def _start_of(staging_dir, relative):
         return None
 
 
+def _touch(path):
+    with open(path, "w"):
+        pass
+
+
+def _mergeable(staging_dir):
+    """A staging's results may be merged: any run's, but a whole run's only once finished."""
+    return (not os.path.exists(os.path.join(staging_dir, WHOLE_RUN))
+            or os.path.exists(os.path.join(staging_dir, FINISHED)))
+
+
 def _alive(staging_dir):
     try:
         with open(os.path.join(staging_dir, "pid")) as fh:
             pid = int(fh.read().strip())
     except (OSError, ValueError):
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return pid != os.getpid()
+    return pid != os.getpid() and _pid_alive(str(pid))
 
 
 def recover_interrupted_runs(project, machine):
@@ -555,11 +622,15 @@ def recover_interrupted_runs(project, machine):
     recovered = staging.recover_abandoned()
     if recovered:
         print("recovered %d result file(s) from an interrupted run" % recovered, flush=True)
+    if staging.discarded:
+        print("discarded the rounds of %d confirmation run(s) that did not finish: a verdict "
+              "needs every round of a finished run" % staging.discarded, flush=True)
     return staging
 
 
-def record(project, machine, commits, asv_args, env=None, allow_busy=False):
-    """`asv run ASV_ARGS` recording into project's results/ through a staging copy.
+def record(project, machine, commits, asv_args, env=None, allow_busy=False, whole_run=False):
+    """`asv run ASV_ARGS` recording into project's results/ through a staging copy; COMMITS
+    among ASV_ARGS becomes a HASHFILE of `commits`.
 
     Before: files of these commits are validated (a bad one: ResultsProblem, nothing runs),
     the machine record is checked, the machine's load is looked at (busy: UserError unless
@@ -568,7 +639,9 @@ def record(project, machine, commits, asv_args, env=None, allow_busy=False):
     Returns asv's exit code; Interrupted after merging what finished. Holds the recording
     locks throughout (another run recording here: UserError naming it); results/ that
     cannot be written (disk full, read-only): UserError naming the staging that keeps the
-    measurements, which the next run merges."""
+    measurements, which the next run merges. whole_run (a confirmation): nothing is merged
+    unless asv finishes (exit 0, or 2: some benchmark failed); an interrupted run's results
+    are discarded."""
     with recording(project):
         project.store.require_valid(machine, commits)
         require_machine_is_this_host(project.store, machine)
@@ -576,7 +649,7 @@ def record(project, machine, commits, asv_args, env=None, allow_busy=False):
         watch.start(commits, _environments(asv_args), _command_line())
         outcome = "failed"
         try:
-            code = _record(project, machine, commits, asv_args, env)
+            code = _record(project, machine, commits, asv_args, env, whole_run)
             outcome = "exit %d" % code
             return code
         except (Interrupted, KeyboardInterrupt):
@@ -590,33 +663,54 @@ def _environments(asv_args):
     return [asv_args[i + 1] for i, arg in enumerate(asv_args[:-1]) if arg == "-E"]
 
 
-def _record(project, machine, commits, asv_args, env=None):
-    store = project.store
+ASV_FINISHED = (0, 2)  # asv run's exits of a run that went through (2: a benchmark failed)
+
+
+def _record(project, machine, commits, asv_args, env=None, whole_run=False):
     staging = recover_interrupted_runs(project, machine)
-    staging.prepare(commits)
+    staging.prepare(commits, whole_run)
+    asv_args = ["HASHFILE:%s" % staging.hashfile if a == COMMITS else a for a in asv_args]
     stop = threading.Event()
 
     def merge_while_running():
         while not stop.wait(MERGE_INTERVAL):
             staging.merge()
 
+    # a whole run's rounds are merged at the end or not at all
     merger = threading.Thread(target=merge_while_running, daemon=True)
-    merger.start()
+    if not whole_run:
+        merger.start()
+    code = None
     try:
-        return run_asv(["run", "--machine", machine] + list(asv_args), config=staging.config,
+        code = run_asv(["run", "--machine", machine] + asv_args, config=staging.config,
                        env=env, cwd=project.base)
+        return code
     finally:
         stop.set()
-        merger.join()
-        staging.merge(final=True)
-        for path in staging.unreadable:
-            print("warning: asv left %s incomplete; the recorded results are unchanged and a "
-                  "resume measures it again" % path, file=sys.stderr, flush=True)
-        if staging.write_error is not None:
-            exc = staging.write_error
-            raise UserError(
-                "cannot write into %s (%s): what was recorded there before is unchanged "
-                "(%d file(s) merged); this run's measurements are kept in %s and merged by "
-                "the next run once it can write" % (store.results_dir, exc.strerror or exc,
-                                                   len(staging.merged), staging.dir))
+        if merger.is_alive():
+            merger.join()
+        _end_staging(staging, code)
+
+
+def _end_staging(staging, code):
+    """Merge what asv left in the staging (a whole run's: only if asv finished), remove it."""
+    if code in ASV_FINISHED:
+        staging.finish()
+    elif staging.whole_run:
         staging.close()
+        print("the confirmation run did not finish (%s): its rounds are discarded, a verdict "
+              "needs every round" % ("asv exit %d" % code if code is not None
+                                     else "interrupted"), file=sys.stderr, flush=True)
+        return
+    staging.merge(final=True)
+    for path in staging.unreadable:
+        print("warning: asv left %s incomplete; the recorded results are unchanged and a "
+              "resume measures it again" % path, file=sys.stderr, flush=True)
+    if staging.write_error is not None:
+        exc = staging.write_error
+        raise UserError(
+            "cannot write into %s (%s): what was recorded there before is unchanged "
+            "(%d file(s) merged); this run's measurements are kept in %s and merged by "
+            "the next run once it can write" % (staging.store.results_dir, exc.strerror or exc,
+                                               len(staging.merged), staging.dir))
+    staging.close()

@@ -257,7 +257,8 @@ def selection_text(args):
 
 def record(project, machine, args, target, releases, names, rounds, what):
     """These releases, `rounds` interleaved rounds, only these points, into `target` (a
-    confirmation store)."""
+    confirmation store); merged only once asv has finished every round (a run cut short
+    leaves nothing a verdict could be drawn from)."""
     asvtools.ensure_machine(machine)
     project.ensure_ladder()
     print("confirming %d candidate(s) of %s into %s"
@@ -266,7 +267,7 @@ def record(project, machine, args, target, releases, names, rounds, what):
     # ours last: the verdict cuts each point's samples into rounds of ROUND_SAMPLES again
     return record_points(target, machine, releases, [project.environment(args.flavor)], names,
                          list(args.asv_args) + round_arguments(rounds),
-                         allow_busy=args.allow_busy)
+                         allow_busy=args.allow_busy, whole_run=True)
 
 
 def print_verdicts(results, base, head, flavor, label=None, note=None):

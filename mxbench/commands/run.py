@@ -1,7 +1,6 @@
 """`mxbench run`: record the selection's unmeasured points of some releases into results/."""
 import os
 import re
-import tempfile
 
 from tabulate import tabulate
 
@@ -196,26 +195,23 @@ def run_groups(releases, envs, names_to_measure):
             for (names, env_group), group in by_envs.items()]
 
 
-def record_points(project, machine, releases, envs, names, asv_extra=(), allow_busy=False):
+def record_points(project, machine, releases, envs, names, asv_extra=(), allow_busy=False,
+                  whole_run=False):
     """asv run of exactly these points of these releases in these environments, recorded
-    into project's store (runner.record); asv_extra: more asv arguments."""
+    into project's store (runner.record); asv_extra: more asv arguments; whole_run: merged
+    only if asv finishes (a confirmation's rounds)."""
     commits = [project.commit(r) for r in releases]
-    # HASHFILE: exactly these commits, whatever their order on the ladder.
-    with tempfile.NamedTemporaryFile("w", suffix=".hashes", delete=False) as fh:
-        fh.write("\n".join(commits) + "\n")
-        hashfile = fh.name
-    # The points are chosen by the caller (resuming: what is measured is not redone, what
-    # failed is tried again), so asv runs exactly them.
-    asv_args = ["HASHFILE:%s" % hashfile, "--record-samples"]
+    # COMMITS: a HASHFILE of exactly these commits, whatever their order on the ladder (in
+    # the run's staging folder). The points are chosen by the caller (resuming: what is
+    # measured is not redone, what failed is tried again), so asv runs exactly them.
+    asv_args = [asvtools.COMMITS, "--record-samples"]
     for env in envs:
         asv_args += ["-E", env]
     for regex in point_selection.names_regexes(list(names)):
         asv_args += ["-b", regex]
-    try:
-        return asvtools.record(project, machine, commits, asv_args + list(asv_extra),
-                               env=instruction_points_env(names), allow_busy=allow_busy)
-    finally:
-        os.unlink(hashfile)
+    return asvtools.record(project, machine, commits, asv_args + list(asv_extra),
+                           env=instruction_points_env(names), allow_busy=allow_busy,
+                           whole_run=whole_run)
 
 
 # benchmarks/bench_instructions.py's SELECTION_VARIABLE (the host does not import the

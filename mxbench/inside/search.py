@@ -35,7 +35,6 @@ import os
 import shutil
 import signal
 import statistics
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -43,6 +42,7 @@ import time
 from collections import OrderedDict
 
 from benchmarks import catalogue as C
+from mxbench.asvrun import guard
 from mxbench.core import errors
 from mxbench.core.arguments import allow_busy_argument
 from mxbench.core.project import ROOT
@@ -525,8 +525,10 @@ def search_in_child(entry, args, cliffs_file, command):
              "--cliffs-file", cliffs_file, "--again", "--command", command]
     env = dict(os.environ, **{CHILD_ENV: "1"})
     env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
-    proc = subprocess.run(child, cwd=ROOT, env=env, timeout=CHILD_TIMEOUT_FACTOR * args.budget
-                          + CHILD_TIMEOUT_EXTRA)
+    # through a guard: the child (and anything it starts) ends with this process, a kill -9
+    # included, instead of searching on to the end of its budget
+    proc = guard.run(child, cwd=ROOT, env=env, timeout=CHILD_TIMEOUT_FACTOR * args.budget
+                     + CHILD_TIMEOUT_EXTRA)
     if proc.returncode in (errors.INTERRUPTED, -signal.SIGINT):
         raise KeyboardInterrupt
     if proc.returncode == 0:

@@ -140,6 +140,7 @@ def run_asv_publish(config, staging, results_dir, workdir, asv_extra=(), log=pri
     PublishError whose message ends with asv's last line (the exception, for a crash). asv is
     stopped whatever ends this function (an error, Ctrl-C, SIGTERM).
     """
+    from mxbench.asvrun import guard
     copy = asvtools.config_copy(config, os.path.join(workdir, os.path.basename(config)),
                                 html_dir=staging, results_dir=results_dir)
     cmd = [asvtools.asv_executable(), "--config", copy, "publish"] + list(asv_extra)
@@ -150,9 +151,11 @@ def run_asv_publish(config, staging, results_dir, workdir, asv_extra=(), log=pri
     try:
         # asv resolves the config's relative paths against its working directory (the copy
         # has them resolved already; the working directory stays the original's folder).
-        proc = subprocess.Popen(cmd, cwd=os.path.dirname(config), stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, universal_newlines=True,
-                                errors="replace")
+        # Through a guard: asv publish (and the git it runs) ends with this process, a kill -9
+        # included.
+        proc = guard.Guarded(cmd, cwd=os.path.dirname(config), stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, universal_newlines=True,
+                             errors="replace")
         for line in proc.stdout:
             sys.stdout.write(line)
             sys.stdout.flush()
