@@ -328,7 +328,8 @@ def test_file_data_holds_every_json_file_of_the_site(project):
             found[path] = data
     expected = {p.relative_to(html).as_posix(): p for p in html.rglob("*.json")
                 if p.relative_to(html).parts[0] not in ("vendor", "mxbench")}
-    assert {"info.json", "index.json", "regressions.json", "confirmations.json"} <= set(expected)
+    assert {"info.json", "index.json", "regressions.json", "confirmations.json",
+            "changes.json"} <= set(expected)
     assert set(found) == set(expected)
     for path, full in expected.items():
         assert found[path] == json.loads(full.read_text()), path
@@ -443,7 +444,8 @@ def test_file_data_bundle_names():
     assert overlay.file_data_bundle("info.json") == "index"
     assert overlay.file_data_bundle("index.json") == "index"
     assert overlay.file_data_bundle("regressions.json") == "regressions"
-    assert overlay.file_data_bundle("confirmations.json") == "regressions"
+    assert overlay.file_data_bundle("confirmations.json") == "changes"
+    assert overlay.file_data_bundle("changes.json") == "changes"
     assert overlay.file_data_bundle("graphs/summary/bench_a.f.json") == "summaries"
     assert overlay.file_data_bundle("graphs/arch-x/machine-m/bench_a.f.json") == "graphs/bench_a.f"
     assert overlay.file_data_bundle("graphs/arch-x/machine-m/summary.json") == \
