@@ -13,8 +13,11 @@ per change that disagreed with the first.
 
 Beside regressions.json, and in the same file-data script (overlay.file_data_bundle).
 """
+import html
+import itertools
 import json
 import os
+import re
 
 from mxbench.core import project as project_model
 from mxbench.core.results import write_json_atomic
@@ -27,7 +30,7 @@ NOISE_DIR = os.path.join("reports", "noise")
 # before "(", asv's graph path of the params, index.json's tags).
 FIELDS = ("point", "machine", "flavor", "python", "base", "head", "before", "after", "unit",
           "params", "param_idx", "state", "conf_ratio", "conf_low", "conf_high",
-          "count_before", "count_after", "noise")
+          "count_before", "count_after", "noise", "flagged")
 
 
 def _value(entry, param_idx):
@@ -111,7 +114,7 @@ def changes_data(project, html_dir, verdicts, noise):
         by_key[entry["point"], entry["machine"], entry["flavor"], entry["python"],
                entry["base"], entry["head"]] = entry
     counts = Counts(project)
-    rows, graphs = [], {}
+    rows, graphs, done = [], {}, set()
     for point, graph, params, param_idx, _, _, jumps in regressions:
         if not jumps:
             continue
@@ -122,9 +125,10 @@ def changes_data(project, html_dir, verdicts, noise):
                 graphs[graph] = json.load(fh)
         values = recorded(graphs[graph], param_idx)
         benchmark = point.split("(", 1)[0]
-        machine, flavor = params.get("machine"), params.get("env-MXNET_FLAVOR")
-        python = params.get("python") or (index["params"].get("python") or [None])[0]
-        machine = machine or (index["params"].get("machine") or [None])[0]
+        # asv's regressions name only the parameters with more than one value in the site
+        def param(key):
+            return params.get(key) or (index["params"].get(key) or [None])[0]
+        machine, flavor, python = param("machine"), param("env-MXNET_FLAVOR"), param("python")
         for rev_a, rev_b, _, _ in jumps:
             base_rev = base_revision(values, rev_a, rev_b)
             base, head = release_of.get(base_rev), release_of.get(rev_b)
@@ -141,8 +145,73 @@ def changes_data(project, html_dir, verdicts, noise):
                    "count_before": counts.of(point, base, flavor),
                    "count_after": counts.of(point, head, flavor),
                    "noise": noise.get(machine, {}).get(point)}
-            rows.append([row[f] for f in FIELDS])
-    return {"fields": list(FIELDS), "changes": rows}
+            row["flagged"] = 1
+            rows.append(row)
+            done.add((point, machine, flavor, python, base, head))
+    # The confirmation runs' points asv's step detection did not flag (refuted ones, speed-ups,
+    # changes asv saw as one noisy level): a change page too, from the same graph files.
+    for entry in verdicts.get("confirmations", []):
+        key = (entry["point"], entry["machine"], entry["flavor"], entry["python"],
+               entry["base"], entry["head"])
+        if key in done:
+            continue
+        found = graph_point(index, html_dir, entry)
+        if found is None:
+            continue
+        graph_params, param_idx, values = found
+        tags = index.get("tags", {})
+        row = {"point": entry["point"], "machine": entry["machine"], "flavor": entry["flavor"],
+               "python": entry["python"], "base": entry["base"], "head": entry["head"],
+               "before": values.get(tags.get(entry["base"])),
+               "after": values.get(tags.get(entry["head"])),
+               "unit": index["benchmarks"][entry["point"].split("(", 1)[0]].get("unit"),
+               "params": graph_params, "param_idx": param_idx, "state": entry["state"],
+               "conf_ratio": entry["ratio"], "conf_low": entry["low"],
+               "conf_high": entry["high"],
+               "count_before": counts.of(entry["point"], entry["base"], entry["flavor"]),
+               "count_after": counts.of(entry["point"], entry["head"], entry["flavor"]),
+               "noise": noise.get(entry["machine"], {}).get(entry["point"]), "flagged": 0}
+        rows.append(row)
+        done.add(key)
+    return {"fields": list(FIELDS), "changes": [[row[f] for f in FIELDS] for row in rows]}
+
+
+def point_index(benchmark, point):
+    """The index of a point (its name as asv writes it) among a benchmark's parameter
+    combinations (the last parameter varying fastest), or None for an unparameterized one."""
+    params = benchmark.get("params") or []
+    if not params:
+        return None
+    for n, combo in enumerate(itertools.product(*params)):
+        if "%s(%s)" % (benchmark["name"], ", ".join(combo)) == point:
+            return n
+    return -1
+
+
+def graph_point(index, html_dir, entry):
+    """(graph params as asv's regressions name them, point index, {revision: value}) of a
+    confirmation entry's point in the published graph files, or None."""
+    from asv.graph import Graph
+    name = entry["point"].split("(", 1)[0]
+    benchmark = index["benchmarks"].get(name)
+    if benchmark is None:
+        return None
+    param_idx = point_index(benchmark, entry["point"])
+    if param_idx == -1:
+        return None
+    for graph_params in index["graph_param_list"]:
+        if (graph_params.get("machine") == entry["machine"] and
+                graph_params.get("env-MXNET_FLAVOR") == entry["flavor"] and
+                graph_params.get("python") == entry["python"] and
+                graph_params.get("branch") in (None, (index["params"].get("branch") or [None])[0])):
+            path = os.path.join(html_dir, Graph.get_file_path(graph_params, name) + ".json")
+            if os.path.exists(path):
+                with open(path, encoding="utf-8") as fh:
+                    values = recorded(json.load(fh), param_idx)
+                varying = {key: value for key, value in graph_params.items()
+                           if len(index["params"].get(key, ())) > 1}
+                return varying, param_idx, values
+    return None
 
 
 def write_changes(config, html_dir, log=print):
@@ -156,7 +225,50 @@ def write_changes(config, html_dir, log=print):
     data = changes_data(project, html_dir, verdicts, noise)
     path = os.path.join(html_dir, CHANGES_FILE)
     write_json_atomic(path, data)
-    log("changes: %s (%d changes of asv's regressions, %d confirmed or judged)"
-        % (path, len(data["changes"]),
-           sum(1 for r in data["changes"] if r[FIELDS.index("state")])))
+    rows = [dict(zip(FIELDS, row)) for row in data["changes"]]
+    log("changes: %s (%d of asv's regressions, %d more that a confirmation run measured; "
+        "%d with a verdict)" % (path, sum(r["flagged"] for r in rows),
+                                sum(1 - r["flagged"] for r in rows),
+                                sum(1 for r in rows if r["state"])))
     return path
+
+
+# --- links to the change page ---------------------------------------------------------------
+CHANGE_PAGE = "index.html#change"
+
+
+def change_address(point=None, **where):
+    """The change page's address (overlay.js: show_change) of a point (or a benchmark) and
+    some of machine, flavor, python, base, head; asv's encoding (encodeURIComponent)."""
+    from urllib.parse import quote
+    items = [("point", point)] + sorted(where.items())
+    return CHANGE_PAGE + "?" + "&".join("%s=%s" % (key, quote(str(value), safe=""))
+                                        for key, value in items if value)
+
+
+FLAVOR_HEADING = re.compile(r"^<h2>(cpu-[\w-]+|gpu-[\w-]+)</h2>$")
+PAIR_HEADING = re.compile(r"^<h3>(\S+) \u2192 (\S+)</h3>$")
+POINT_CELL = re.compile(r"(<td><a href=\"index\.html#[^\"]+\"><code>([^<]+)</code></a>)(</td>)")
+
+
+def link_change_rows(text, machine=None):
+    """The rendered changes report (changes.html's body) with a link to the change page after
+    each point of a release pair's table (the flavor from the ## heading, the pair from ###)."""
+    flavor = pair = None
+    out = []
+    for line in text.splitlines():
+        if line.startswith("<h2>"):
+            found = FLAVOR_HEADING.match(line)
+            flavor, pair = (found.group(1) if found else None), None
+        elif line.startswith("<h3>"):
+            found = PAIR_HEADING.match(line)
+            pair = found.groups() if found else None
+        if flavor and pair and line.startswith("<tr><td>"):
+            def link(cell):
+                address = change_address(html.unescape(cell.group(2)), machine=machine,
+                                         flavor=flavor, base=pair[0], head=pair[1])
+                return '%s <a class="change-link" href="%s">change page</a>%s' % (
+                    cell.group(1), html.escape(address, quote=True), cell.group(3))
+            line = POINT_CELL.sub(link, line, count=1)
+        out.append(line)
+    return "\n".join(out)

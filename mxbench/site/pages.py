@@ -24,6 +24,7 @@ from env_matrix.matrix import MatrixError
 
 from mxbench.core import project as project_model
 from mxbench.core.formatting import ratio_text, seconds_text
+from mxbench.site import change_data
 
 MODELS_PAGE = "models.html"
 CHANGES_PAGE = "changes.html"
@@ -208,9 +209,11 @@ def write_changes_page(config, html_dir, log=print):
             text = fh.read()
         # the report's own title is the page's; each benchmark named links to its graph
         text = render_markdown(re.sub(r"\A# [^\n]*\n", "", text), shift=0)
-        body.append(BENCHMARK_CODE.sub(
+        text = BENCHMARK_CODE.sub(
             lambda found: graph_link(html.unescape(found.group(1)), html.unescape(
-                found.group(0)[len("<code>"):-len("</code>")]), code=True), text))
+                found.group(0)[len("<code>"):-len("</code>")]), code=True), text)
+        machine = re.search(r"machine `([^`]+)`", open(report, encoding="utf-8").read())
+        body.append(change_data.link_change_rows(text, machine and machine.group(1)))
     else:
         body.append("<p>No report yet: <code>python -m mxbench changes releases -o %s --chart "
                     "%s</code> writes it from the results.</p>"

@@ -22,11 +22,19 @@
       the check: a graph page that loads more than five graph files (graph_cache_max_size)
       empties the cache in between and draws from `undefined` (a TypeError in
       filter_graph_data). This one reads the cached data at once, and keeps more of it.
-   5-6. units, legends, colours; release names for commits (section headings below).
-   7. marks each row of asv's regressions page with the verdict of the confirmation runs
-      (confirmations.json, written by `mxbench publish`: mxbench/site/verdict_data.py):
-      confirmed with the interleaved ratio and its 95 % interval, refuted, or not yet
-      confirmed with the command that measures it; a line above the table counts them.
+   5-6. units, legends, colours; the x axis titled "release"; release names for commits:
+      asv's get_commit_hash answers a ladder commit's release, so its tooltips ("1.9 ms @
+      1.6.0"), commit selector and the list's "Changed at" name releases; a click on a point,
+      and an address naming only a commit or a release (#ebc37c66), open the change page.
+   8. changes.json (mxbench/site/change_data.py): every change of asv's regressions and of the
+      confirmation runs, with the values at both releases; history_ratio is the one place
+      the site computes a change's ratio (later / earlier, as reports/CHANGES.md).
+   9. the regressions page, from changes.json: sorted by verdict (confirmed first) then size,
+      a search box, 100 rows drawn at a time, a machine column (asv's page drew 3,000 rows
+      with a hover graph each, 13-15 s).
+   10. the change page (#change?point=&machine=&flavor=&python=&base=&head=, any of them):
+      the releases, where, the history's ratio, the confirmation's ratio and interval with
+      its verdict, instruction counts, the point's noise, both graphs, the commands.
 */
 (function () {
     'use strict';
@@ -551,6 +559,9 @@
                 var common = tidy_series(data, colors);
                 if (id === 'main-graph') {
                     tidy_y_axis(options);
+                    if (options && options.xaxis && options.xaxis.axisLabel === 'commits') {
+                        options.xaxis.axisLabel = 'release';  /* each ladder commit is one */
+                    }
                     $(placeholder).attr('data-mxbench-common', common.join('; '));
                 }
             }
@@ -833,7 +844,10 @@
         var body = $('#regressions-body').empty().addClass('mxbench-regressions');
         body.append($('<p class="mxbench-loading"/>').text('Loading the changes\u2026'));
         load_changes().then(function (changes) {
-            var sorted = changes.slice().sort(change_order);
+            /* asv's regressions, and the slow-downs only a confirmation run measured */
+            var sorted = $.grep(changes, function (c) {
+                return c.flagged || c.ratio > 1;
+            }).sort(change_order);
             var tally = {};
             $.each(sorted, function (i, c) { tally[c.state] = (tally[c.state] || 0) + 1; });
             var summary = $('<p id="mxbench-verdict-summary"/>').text(
@@ -886,6 +900,9 @@
                 search.val(params.q[0]);
             }
             filter();
+            if (window.performance && performance.mark) {
+                performance.mark('mxbench-regressions-shown');  /* read by tests/test_site.py */
+            }
         });
     }
 
