@@ -1021,3 +1021,75 @@ def test_a_graph_names_releases_and_a_point_opens_its_change_page(chromium, verd
     assert all(b["releases"].endswith("\u2192 1.9.1") for b in blocks), blocks
     assert not page.evaluate("$('#error').is(':visible')")
     assert_all_from_disk(page, html, since)
+
+
+# --- the committed site at first sight ------------------------------------------------------------
+REGRESSIONS_SHOWN_MS = 5000  # the issue's "interactive within 2 s", with room for a busy CI box
+CHANGE_LINKS = """Array.from(document.querySelectorAll('a.change-link')).map(function(a){
+  var cells = a.closest('tr').querySelectorAll('td');
+  return {href: a.getAttribute('href'), history: cells[3].textContent,
+          confirmed: cells[4].textContent}})"""
+
+
+def test_the_committed_regressions_page_is_interactive_at_once(chromium):
+    """html/'s regressions page from disk: a page of rows drawn (not all 3,000) soon after the
+    page starts (performance.mark in overlay.js), confirmed first, no wider than a laptop's
+    window, and its search box narrows the rows."""
+    html, page = COMMITTED_SITE, chromium
+    since = log_position(page)
+    page.goto(file_url(html, "regressions"))
+    shown = page.wait_for("performance.getEntriesByName('mxbench-regressions-shown').length"
+                          " && performance.getEntriesByName('mxbench-regressions-shown')[0]"
+                          ".startTime", "the regressions page's first rows")
+    page.screenshot(ARTIFACTS / "site-committed-regressions.png")
+    total = len(json.loads((html / "changes.json").read_text())["changes"])
+    rows = page.evaluate("$('#regressions-body tbody tr').length")
+    assert total > 1000 and 0 < rows <= 100, (rows, total)
+    assert shown < REGRESSIONS_SHOWN_MS, shown
+    states = page.evaluate("$('#regressions-body tbody tr').map(function(){"
+                           " return $(this).attr('data-state')}).get()")
+    assert states[0] == "confirmed", states[:5]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    assert page.evaluate("$('#regressions-body thead th').eq(1).text()") == "Machine"
+    page.evaluate("$('#mxbench-search').val('BatchNorm cpu-mkldnn').trigger('input')")
+    found = page.evaluate("$('#regressions-body tbody tr').map(function(){"
+                          " return $(this).text()}).get()")
+    assert found and all("BatchNorm" in r and "cpu-mkldnn" in r for r in found), found[:5]
+    assert_all_from_disk(page, html, since)
+
+
+def test_the_committed_changes_page_and_change_pages_agree(chromium):
+    """Each change linked from html/changes.html opens a change page whose history ratio and
+    confirmed ratio (with its interval) are the report's (the first 8 links)."""
+    html, page = COMMITTED_SITE, chromium
+    since = log_position(page)
+    page.goto((html / "changes.html").as_uri())
+    links = page.evaluate(CHANGE_LINKS)
+    assert len(links) > 50, len(links)
+    for link in links[:8]:
+        page.driver.get((html / "changes.html").as_uri().replace("changes.html", link["href"]))
+        blocks = page.wait_for("$('.mxbench-change, .mxbench-no-change').length > 0 && "
+                               + CHANGE_BLOCK, "the change page of " + link["href"])
+        assert len(blocks) == 1, (link, blocks)
+        assert blocks[0]["history"].startswith(link["history"] + "x "), (link, blocks)
+        if link["confirmed"]:
+            assert link["confirmed"] in blocks[0]["confirmation"], (link, blocks)
+    assert_all_from_disk(page, html, since)
+
+
+def test_the_committed_grid_draws_its_first_boxes_at_first_sight(chromium):
+    """html/ opened from disk, not scrolled: the boxes of the first section shown (the
+    operators' history, moved up by the overlay) are drawn."""
+    html, page = COMMITTED_SITE, chromium
+    since = log_position(page)
+    page.goto(file_url(html))
+    drawn = page.wait_for(
+        "(function(){var g = $('#summarygrid-display .benchmark-group:visible').first();"
+        " var boxes = g.find('.benchmark-container:visible').filter(function(){"
+        "  return this.getBoundingClientRect().top < window.innerHeight}).slice(0, 6);"
+        " return g.attr('id') === 'group-bench_operators' && boxes.length === 6 &&"
+        "  boxes.filter(function(){return $(this).find('canvas.flot-base').length}).length"
+        "   === 6})()", "the first boxes of the grid drawn", timeout=20)
+    assert drawn and page.evaluate("window.scrollY") == 0
+    page.screenshot(ARTIFACTS / "site-committed-grid.png")
+    assert_all_from_disk(page, html, since)
