@@ -766,7 +766,9 @@ def test_the_committed_site_and_its_report_pages_open_from_disk(chromium):
         assert state["tables"] and not state["pre"], (name, state["text"][:500])
         raw = re.findall(r"^\|.*\|$|\*\*|^#+ |`", state["text"], re.M)
         assert not raw, (name, raw[:5])
-        assert ["index.html"] + list(REPORT_PAGES) == state["nav"], (name, state["nav"])
+        assert (["index.html", "index.html#summarylist", "index.html#regressions"]
+                + list(REPORT_PAGES) == state["nav"]), (name, state["nav"])
+        assert not re.search(r"[0-9]us\b", state["text"]), (name, "us, not \u00b5s")
         assert all(state["images"]), (name, state["images"])
     page.goto((html / "changes.html").as_uri())
     assert page.evaluate(PAGE_STATE)["images"], "the changes page has no chart"
@@ -1092,4 +1094,26 @@ def test_the_committed_grid_draws_its_first_boxes_at_first_sight(chromium):
         "   === 6})()", "the first boxes of the grid drawn", timeout=20)
     assert drawn and page.evaluate("window.scrollY") == 0
     page.screenshot(ARTIFACTS / "site-committed-grid.png")
+    assert_all_from_disk(page, html, since)
+
+
+def test_the_committed_list_names_releases_where_it_changed(chromium):
+    """The benchmark list's "Changed at" names two releases (asv: two ladder hashes) and links
+    to the graph with the change highlighted (asv: `#<hash>`, a blank page)."""
+    html, page = COMMITTED_SITE, chromium
+    since = log_position(page)
+    index = json.loads((html / "index.json").read_text())
+    history = max(index["params"]["machine"], key=lambda m: len(list(
+        (ROOT / "results" / m).glob("*.json"))) if (ROOT / "results" / m).is_dir() else 0)
+    page.goto(file_url(html, "summarylist?machine=%s&env-MXNET_FLAVOR=cpu-mkldnn" % history))
+    cells = page.wait_for(
+        "$('#summarylist-body td.change-date a').length > 0 && "
+        "$('#summarylist-body td.change-date').filter(function(){return $(this).text()})"
+        ".slice(0, 20).map(function(){return {text: $(this).text(),"
+        " href: $(this).find('a').attr('href')}}).get()", "the list's Changed at column")
+    tags = index["tags"]
+    for cell in cells:
+        releases = re.search(r"(\S+)\.\.\.(\S+)$|(\S+)$", cell["text"]).groups()
+        assert [r for r in releases if r] and all(r in tags for r in releases if r), cell
+        assert cell["href"].startswith("#bench") and "&commits=" in cell["href"], cell
     assert_all_from_disk(page, html, since)
