@@ -1117,3 +1117,21 @@ def test_the_committed_list_names_releases_where_it_changed(chromium):
         assert [r for r in releases if r] and all(r in tags for r in releases if r), cell
         assert cell["href"].startswith("#bench") and "&commits=" in cell["href"], cell
     assert_all_from_disk(page, html, since)
+
+
+def test_the_committed_graph_legend_names_flavors_and_pythons(chromium):
+    """A graph of the history (both flavors, Python 3.11 and 3.7): its legend reads
+    "cpu-mkldnn; Python 3.11", not asv's "env-MXNET_FLAVOR-cpu-mkldnn; python-3.11"; the x
+    axis is titled "release"."""
+    html, page = COMMITTED_SITE, chromium
+    since = log_position(page)
+    page.goto(file_url(html, DEFAULT_VIEW_BENCH))
+    state = wait_for_plot(page, "the graph of " + DEFAULT_VIEW_BENCH)
+    legend = state["legend"]
+    assert legend and not [label for label in legend
+                           if "env-MXNET_FLAVOR" in label or "python-" in label], legend
+    assert [label for label in legend if "cpu-mkldnn" in label], legend
+    assert [label for label in legend if "Python 3." in label], legend
+    assert page.evaluate("$('#main-graph').data('plot').getOptions().xaxes[0].axisLabel") \
+        == "release"
+    assert_all_from_disk(page, html, since)

@@ -512,14 +512,25 @@
                 s.color = colors[$.inArray(s.mxbench_label, labels) % colors.length];
             }
             if (labels.length > 1) {
-                s.label = $.grep(s.mxbench_label.split('; '), function (p) {
+                s.label = $.map($.grep(s.mxbench_label.split('; '), function (p) {
                     return $.inArray(p, common) === -1;
-                }).join('; ');
+                }), legend_part).join('; ');
             } else {
-                s.label = s.mxbench_label;
+                s.label = $.map(s.mxbench_label.split('; '), legend_part).join('; ');
             }
         });
         return common || [];
+    }
+
+    /* asv's raw keys, as a reader names them: "env-MXNET_FLAVOR-cpu-openblas" -> the flavor,
+       "python-3.11" -> "Python 3.11", "numpy-1.23.5" -> "numpy 1.23.5". */
+    function legend_part(part) {
+        var flavor = /^env-MXNET_FLAVOR-(.*)$/.exec(part);
+        if (flavor) {
+            return flavor[1];
+        }
+        var version = /^(python|numpy)-([0-9].*)$/.exec(part);
+        return version ? (version[1] === 'python' ? 'Python ' : 'numpy ') + version[2] : part;
     }
 
     function tidy_y_axis(options) {
