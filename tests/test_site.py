@@ -981,6 +981,15 @@ def test_a_regressions_row_opens_its_change_page_with_the_same_figures(chromium,
     assert not [h for h in ladder_hashes(verdict_site.tags) if h in text], text[:2000]
     tags = verdict_site.tags
     assert "commits=%s-%s" % (tags["1.9.0"], tags["1.9.1"]) in block["graph"], block
+    # the change's names are text, not HTML (machine.json's fields end up in them)
+    hostile = "<img src=x onerror=\"window.mxbenchHit=1\">"
+    shown = page.evaluate(
+        "(function(){var c = $.extend({}, %s, {machine: %s, flavor: %s, benchmark: %s,"
+        " ratio: 2, state: 'not yet confirmed'});"
+        " var b = mxbenchOverlay.change_block(c); return {imgs: b.find('img').length,"
+        " text: b.text()}})()" % (json.dumps(change), json.dumps(hostile), json.dumps(hostile),
+                                  json.dumps(CHANGE_BENCH)))
+    assert shown["imgs"] == 0 and hostile in shown["text"], shown
     page.evaluate("$('a.mxbench-graph-link')[0].click()")
     state = wait_for_plot(page, "the graph linked from the change page")
     assert state["hash"].startswith("#" + CHANGE_BENCH + "?"), state["hash"]
