@@ -921,8 +921,9 @@
     function change_block(change) {
         var block = $('<div class="mxbench-change"/>');
         var dl = $('<dl class="dl-horizontal"/>');
-        function item(term, value) {
-            dl.append($('<dt/>').text(term), $('<dd/>').append(value));
+        function item(term, value) {  /* a string is text: machine names come from machine.json */
+            dl.append($('<dt/>').text(term), $('<dd/>').append(
+                typeof value === 'string' ? document.createTextNode(value) : value));
         }
         block.append($('<h3/>').text(change.point));
         item('releases', $('<strong/>').text(change.base + ' \u2192 ' + change.head));
@@ -1074,6 +1075,7 @@
         tidy_grid: tidy_grid,
         history_ratio: history_ratio,
         ratio_text: ratio_text,
-        load_changes: load_changes
+        load_changes: load_changes,
+        change_block: change_block
     };
 })();
