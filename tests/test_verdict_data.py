@@ -152,3 +152,23 @@ def test_change_links_of_the_changes_page_name_flavor_and_pair():
             '%2C%201%29&amp;base=1.5.1.post0&amp;flavor=cpu-mkldnn&amp;head=1.6.0&amp;'
             'machine=m1">change page</a></td>') in out[3]
     assert "change-link" not in out[-1]  # outside a flavor's release pair: no change page
+
+
+def test_changes_json_does_not_follow_asvs_order(tmp_path):
+    """asv writes regressions.json in an order that moves between publishes; changes.json's
+    rows are sorted, so the same regressions in another order give the same file."""
+    import shutil as sh
+    from mxbench.site import change_data
+    html = ROOT / "html"
+    project = project_model.load(str(ROOT / "asv.conf.json"))
+    verdicts = json.loads((html / "confirmations.json").read_text())
+    regressions = json.loads((html / "regressions.json").read_text())["regressions"]
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "graphs").symlink_to(html / "graphs")
+    sh.copy(str(html / "index.json"), str(site))
+    outputs = []
+    for order in (regressions[:40], list(reversed(regressions[:40]))):
+        (site / "regressions.json").write_text(json.dumps({"regressions": order}))
+        outputs.append(change_data.changes_data(project, str(site), verdicts, {}))
+    assert outputs[0] == outputs[1] and len(outputs[0]["changes"]) > 40

@@ -173,6 +173,9 @@ def changes_data(project, html_dir, verdicts, noise):
                "noise": noise.get(entry["machine"], {}).get(entry["point"]), "flagged": 0}
         rows.append(row)
         done.add(key)
+    # asv writes regressions.json in no fixed order (one publish to the next): sorted, a
+    # republish of the same results writes the same file
+    rows.sort(key=lambda row: tuple(str(row[f] or "") for f in FIELDS[:6]))
     return {"fields": list(FIELDS), "changes": [[row[f] for f in FIELDS] for row in rows]}
 
 
