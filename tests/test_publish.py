@@ -328,7 +328,8 @@ def test_file_data_holds_every_json_file_of_the_site(project):
             found[path] = data
     expected = {p.relative_to(html).as_posix(): p for p in html.rglob("*.json")
                 if p.relative_to(html).parts[0] not in ("vendor", "mxbench")}
-    assert {"info.json", "index.json", "regressions.json", "confirmations.json"} <= set(expected)
+    assert {"info.json", "index.json", "regressions.json", "confirmations.json",
+            "changes.json"} <= set(expected)
     assert set(found) == set(expected)
     for path, full in expected.items():
         assert found[path] == json.loads(full.read_text()), path
@@ -443,7 +444,8 @@ def test_file_data_bundle_names():
     assert overlay.file_data_bundle("info.json") == "index"
     assert overlay.file_data_bundle("index.json") == "index"
     assert overlay.file_data_bundle("regressions.json") == "regressions"
-    assert overlay.file_data_bundle("confirmations.json") == "regressions"
+    assert overlay.file_data_bundle("confirmations.json") == "changes"
+    assert overlay.file_data_bundle("changes.json") == "changes"
     assert overlay.file_data_bundle("graphs/summary/bench_a.f.json") == "summaries"
     assert overlay.file_data_bundle("graphs/arch-x/machine-m/bench_a.f.json") == "graphs/bench_a.f"
     assert overlay.file_data_bundle("graphs/arch-x/machine-m/summary.json") == \
@@ -469,8 +471,14 @@ def test_the_release_changes_and_coverage_reports_are_html_pages(tmp_path):
     assert "<h1>What changed between MXNet releases</h1>" in text and "<h2>cpu-mkldnn</h2>" in text
     assert '<img src="changes.png"' in text and (tmp_path / "changes.png").is_file()
     linked = set(re.findall(r'href="index\.html#([^"]+)"', text)) - {""}
+    changes = {link for link in linked if link.startswith("change?")}
+    linked -= {"summarylist", "regressions"}  # the bar's links to asv's own pages
     known = set(Store(str(ROOT / "results")).benchmark_info())
-    assert linked and linked <= known, sorted(linked - known)[:5]
+    assert linked - changes and linked - changes <= known, sorted(linked - changes - known)[:5]
+    # a release pair's rows link to their change page too (the flavor and pair of the headings)
+    assert any(link.startswith("change?point=bench_operators.BatchNorm.time_forward")
+               and "&amp;base=1.5.1.post0&amp;flavor=cpu-mkldnn&amp;head=1.6.0" in link
+               for link in changes), sorted(changes)[:3]
 
     path = pages.write_coverage_page(str(tmp_path), log=print)
     text = open(path, encoding="utf-8").read()

@@ -73,7 +73,7 @@ def test_written_beside_regressions_json_and_in_its_file_data_script(tmp_path):
     assert points and len(points) == len(set(points)), points
     assert {(e["base"], e["head"]) for e in data["confirmations"]} == {("2.0.0a0", "2.0.0b1")}
     assert {e["state"] for e in data["confirmations"]} <= set(data["states"])
-    assert overlay.file_data_bundle(verdict_data.VERDICTS_FILE) == "regressions"
+    assert overlay.file_data_bundle(verdict_data.VERDICTS_FILE) == "changes"  # with changes.json
 
 
 def test_the_historys_table_of_confirmation_verdicts_is_the_reports():
@@ -104,3 +104,71 @@ def test_the_historys_table_of_confirmation_verdicts_is_the_reports():
             % ((sum(total),) + tuple(total))) in history
     trust = " ".join((ROOT / "docs" / "trust.md").read_text().split())
     assert "(%d confirmed, %d refuted, %d inconclusive," % tuple(total) in trust
+
+
+def test_changes_json_has_the_reports_figures_for_each_confirmed_change():
+    """html/changes.json (change_data.py) against reports/CHANGES.md, both from the same
+    recordings: for every row of a release pair's table of confirmed changes, the change with
+    that point, flavor and pair exists, its values recorded at both releases give the report's
+    history ratio, and its confirmation the report's interval."""
+    import re
+    from mxbench.core.formatting import ratio_text
+    from mxbench.reports.confirmations import interval_text, Verdict
+    data = json.loads((ROOT / "html" / "changes.json").read_text())
+    rows = {}
+    for row in data["changes"]:
+        change = dict(zip(data["fields"], row))
+        rows[change["point"], change["flavor"], change["base"], change["head"]] = change
+    flavor = pair = None
+    checked = 0
+    for line in (ROOT / "reports" / "CHANGES.md").read_text().splitlines():
+        if line.startswith("## "):
+            flavor, pair = line[3:].strip(), None
+        elif line.startswith("### "):
+            found = re.match(r"^### (\S+) \u2192 (\S+)$", line)
+            pair = found.groups() if found else None
+        found = re.match(r"^\| `([^`]+)` \| [^|]+ \| [^|]+ \| ([0-9.]+) \| ([^|]+) \|", line)
+        if found and pair and flavor.startswith("cpu-"):
+            point, history, confirmed = found.groups()
+            change = rows.get((point, flavor) + pair)
+            assert change, (point, flavor, pair)
+            assert ratio_text(change["after"] / change["before"]) == history, (change, line)
+            verdict = Verdict(None, change["state"], change["conf_ratio"], change["conf_low"],
+                              change["conf_high"])
+            assert interval_text(verdict) == confirmed.strip(), (change, line)
+            checked += 1
+    assert checked > 50, checked
+
+
+def test_change_links_of_the_changes_page_name_flavor_and_pair():
+    from mxbench.site import change_data
+    text = ("<h2>cpu-mkldnn</h2>\n<h3>1.5.1.post0 \u2192 1.6.0</h3>\n<table>\n"
+            "<tr><td><a href=\"index.html#bench_a.B.time_f\"><code>bench_a.B.time_f('x', 1)"
+            "</code></a></td><td>1</td></tr>\n</table>\n<h2>Package lineage</h2>\n"
+            "<tr><td><a href=\"index.html#bench_a.B.time_f\"><code>bench_a.B.time_f"
+            "</code></a></td></tr>")
+    out = change_data.link_change_rows(text, "m1").splitlines()
+    assert ('<a class="change-link" href="index.html#change?point=bench_a.B.time_f%28%27x%27'
+            '%2C%201%29&amp;base=1.5.1.post0&amp;flavor=cpu-mkldnn&amp;head=1.6.0&amp;'
+            'machine=m1">change page</a></td>') in out[3]
+    assert "change-link" not in out[-1]  # outside a flavor's release pair: no change page
+
+
+def test_changes_json_does_not_follow_asvs_order(tmp_path):
+    """asv writes regressions.json in an order that moves between publishes; changes.json's
+    rows are sorted, so the same regressions in another order give the same file."""
+    import shutil as sh
+    from mxbench.site import change_data
+    html = ROOT / "html"
+    project = project_model.load(str(ROOT / "asv.conf.json"))
+    verdicts = json.loads((html / "confirmations.json").read_text())
+    regressions = json.loads((html / "regressions.json").read_text())["regressions"]
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "graphs").symlink_to(html / "graphs")
+    sh.copy(str(html / "index.json"), str(site))
+    outputs = []
+    for order in (regressions[:40], list(reversed(regressions[:40]))):
+        (site / "regressions.json").write_text(json.dumps({"regressions": order}))
+        outputs.append(change_data.changes_data(project, str(site), verdicts, {}))
+    assert outputs[0] == outputs[1] and len(outputs[0]["changes"]) > 40

@@ -22,11 +22,19 @@
       the check: a graph page that loads more than five graph files (graph_cache_max_size)
       empties the cache in between and draws from `undefined` (a TypeError in
       filter_graph_data). This one reads the cached data at once, and keeps more of it.
-   5-6. units, legends, colours; release names for commits (section headings below).
-   7. marks each row of asv's regressions page with the verdict of the confirmation runs
-      (confirmations.json, written by `mxbench publish`: mxbench/site/verdict_data.py):
-      confirmed with the interleaved ratio and its 95 % interval, refuted, or not yet
-      confirmed with the command that measures it; a line above the table counts them.
+   5-6. units, legends, colours; the x axis titled "release"; release names for commits:
+      asv's get_commit_hash answers a ladder commit's release, so its tooltips ("1.9 ms @
+      1.6.0"), commit selector and the list's "Changed at" name releases; a click on a point,
+      and an address naming only a commit or a release (#ebc37c66), open the change page.
+   8. changes.json (mxbench/site/change_data.py): every change of asv's regressions and of the
+      confirmation runs, with the values at both releases; history_ratio is the one place
+      the site computes a change's ratio (later / earlier, as reports/CHANGES.md).
+   9. the regressions page, from changes.json: sorted by verdict (confirmed first) then size,
+      a search box, 100 rows drawn at a time, a machine column (asv's page drew 3,000 rows
+      with a hover graph each, 13-15 s).
+   10. the change page (#change?point=&machine=&flavor=&python=&base=&head=, any of them):
+      the releases, where, the history's ratio, the confirmation's ratio and interval with
+      its verdict, instruction counts, the point's noise, both graphs, the commands.
 */
 (function () {
     'use strict';
@@ -52,8 +60,11 @@
         if (path === 'info.json' || path === 'index.json') {
             return 'index';
         }
-        if (path === 'regressions.json' || path === 'confirmations.json') {
-            return 'regressions';  /* asv's regressions and the confirmations' verdicts */
+        if (path === 'regressions.json') {
+            return 'regressions';
+        }
+        if (path === 'changes.json' || path === 'confirmations.json') {
+            return 'changes';  /* the regressions page's and the change page's data */
         }
         if (/^graphs\/summary\/[^\/]+\.json$/.test(path)) {
             return 'summaries';
@@ -139,8 +150,19 @@
         return '#' + location + '?' + parts.join('&');
     }
 
+    /* An address that names only a commit or a release (#ebc37c66, #1.9.1: asv's links
+       with an empty show_commit_url; benchmark names have a "." and no leading digit):
+       the change page of that release. */
+    function release_hash(hash) {
+        var location = (hash || '').replace(/^#\/?/, '');
+        if (/^[0-9a-f]{6,40}$/.test(location) || /^[0-9]+\.[0-9]+\.[0-9][0-9a-z.]*$/.test(location)) {
+            return '#change?head=' + encodeURIComponent(location);
+        }
+        return null;
+    }
+
     function apply_default_view() {
-        var hash = default_hash(window.location.hash);
+        var hash = release_hash(window.location.hash) || default_hash(window.location.hash);
         if (hash !== null) {
             if (window.history && window.history.replaceState) {
                 /* the same history entry, so Back goes where it went before */
@@ -490,14 +512,25 @@
                 s.color = colors[$.inArray(s.mxbench_label, labels) % colors.length];
             }
             if (labels.length > 1) {
-                s.label = $.grep(s.mxbench_label.split('; '), function (p) {
+                s.label = $.map($.grep(s.mxbench_label.split('; '), function (p) {
                     return $.inArray(p, common) === -1;
-                }).join('; ');
+                }), legend_part).join('; ');
             } else {
-                s.label = s.mxbench_label;
+                s.label = $.map(s.mxbench_label.split('; '), legend_part).join('; ');
             }
         });
         return common || [];
+    }
+
+    /* asv's raw keys, as a reader names them: "env-MXNET_FLAVOR-cpu-openblas" -> the flavor,
+       "python-3.11" -> "Python 3.11", "numpy-1.23.5" -> "numpy 1.23.5". */
+    function legend_part(part) {
+        var flavor = /^env-MXNET_FLAVOR-(.*)$/.exec(part);
+        if (flavor) {
+            return flavor[1];
+        }
+        var version = /^(python|numpy)-([0-9].*)$/.exec(part);
+        return version ? (version[1] === 'python' ? 'Python ' : 'numpy ') + version[2] : part;
     }
 
     function tidy_y_axis(options) {
@@ -537,6 +570,9 @@
                 var common = tidy_series(data, colors);
                 if (id === 'main-graph') {
                     tidy_y_axis(options);
+                    if (options && options.xaxis && options.xaxis.axisLabel === 'commits') {
+                        options.xaxis.axisLabel = 'release';  /* each ladder commit is one */
+                    }
                     $(placeholder).attr('data-mxbench-common', common.join('; '));
                 }
             }
@@ -571,6 +607,9 @@
         var history = $('#group-bench_operators');
         if (history.length && !history.is(grid.children('.benchmark-group').first())) {
             grid.prepend(history);
+            /* asv draws a box when a scroll brings it into view, and it drew the boxes that
+               were in view before the move: the ones in view now wait for a scroll. */
+            setTimeout(function () { $(window).trigger('scroll'); }, 0);
         }
     }
 
@@ -621,93 +660,6 @@
             box.attr('title', value).val(named);
         }
     }
-
-    /* A sortable column heading in a table of the regressions page, once: place(the
-       heading's cells, the new cell) puts it. */
-    function add_column_head(table, css_class, title, place) {
-        var head = table.find('thead tr');
-        if (head.length && !head.find('th.' + css_class).length) {
-            place(head.find('th'), $('<th data-sort="string"/>').addClass(css_class).text(title));
-        }
-    }
-
-    /* The regressions table: release names for the ladder's hashes, a flavor column, no
-       "Infinityx" where the value before was 0. */
-    function tidy_regressions() {
-        var body = document.getElementById('regressions-body');
-        if (!body) {
-            return;
-        }
-        $(body).find('table').each(function () {
-            var table = $(this);
-            add_column_head(table, 'mxbench-flavor', 'Flavor', function (cells, th) {
-                cells.first().after(th);
-            });
-            table.find('tbody tr').each(function () {
-                var row = $(this);
-                if (row.hasClass('mxbench-tidy')) {
-                    return;
-                }
-                row.addClass('mxbench-tidy');
-                var cells = row.children('td');
-                var href = cells.first().find('a').attr('href') || '';
-                var flavor = /[?&]env-MXNET_FLAVOR=([^&]*)/.exec(href);
-                var flavor_name = '';
-                if (flavor) {
-                    try {
-                        flavor_name = decodeURIComponent(flavor[1]);
-                    } catch (e) {
-                        flavor_name = flavor[1];
-                    }
-                }
-                cells.first().after($('<td class="mxbench-flavor"/>').text(flavor_name));
-                cells.each(function () {
-                    var cell = $(this);
-                    var link = cell.children('a, span').first();
-                    var target = (link.length && /^[0-9a-f]{6,}(\.\.[0-9a-f]{6,})?$/.test(
-                        link.text())) ? link : null;
-                    if (target) {
-                        target.attr('title', target.text()).text(
-                            release_range(target.text()).replace('..', ' \u2192 '));
-                    } else if (/^(-?Infinity|NaN)x$/.test(cell.text())) {
-                        cell.text('n/a (before: 0)').attr(
-                            'title', 'the value before was 0: no ratio');
-                    }
-                });
-            });
-        });
-    }
-
-    /* --- 7. the confirmation runs' verdicts on the regressions page --------------------------- */
-    var VERDICTS_FILE = 'confirmations.json';
-    var UNCONFIRMED = 'not yet confirmed';  /* a row with no verdict in confirmations.json */
-    var verdicts_loaded = null;  /* $.Deferred of confirmations.json's data (null: none) */
-
-    function load_verdicts() {
-        if (verdicts_loaded === null) {
-            verdicts_loaded = $.Deferred();
-            $.ajax({url: VERDICTS_FILE + '?timestamp=' + $.asv.main_timestamp,
-                    dataType: 'json', cache: true})
-                .done(function (data) { verdicts_loaded.resolve(data); })
-                .fail(function () { verdicts_loaded.resolve(null); });
-        }
-        return verdicts_loaded.promise();
-    }
-
-    function verdict_key(point, base, head) {
-        return [point, base, head].join('\n');
-    }
-
-    /* {point\nbase\nhead: [entries of confirmations.json]} */
-    function verdicts_by_key(data) {
-        var found = {};
-        $.each((data && data.confirmations) || [], function (i, entry) {
-            var key = verdict_key(entry.point, entry.base, entry.head);
-            (found[key] = found[key] || []).push(entry);
-        });
-        return found;
-    }
-
     /* The release whose ladder commit comes right before `head`'s (asv writes a range of one
        commit, a release and its ladder parent, as the later commit alone). */
     function release_before(head) {
@@ -729,125 +681,364 @@
         return {base: base, head: head};
     }
 
-    /* The one value of a site-wide parameter (asv leaves it out of a row's address), else null. */
-    function only_value(key) {
-        var values = ($.asv.main_json.params || {})[key] || [];
-        return values.length === 1 ? values[0] : null;
+    /* The release at a revision of index.json, or null. */
+    function release_at(revision) {
+        var json = $.asv && $.asv.main_json;
+        if (!json || !json.tags) {
+            return null;
+        }
+        if (!json.mxbench_release_at) {
+            json.mxbench_release_at = {};
+            $.each(json.tags, function (tag, rev) {
+                json.mxbench_release_at[rev] = tag;
+            });
+        }
+        var found = json.mxbench_release_at[revision];
+        return found === undefined ? null : found;
     }
 
-    /* What a regression row is about: the point, its machine, flavor and Python, and the
-       release range of each jump (asv's link address of the row's benchmark). */
-    function row_regressions(row) {
-        var link = row.children('td').first().find('a');
-        var info = $.asv.parse_hash_string(link.attr('href') || '');
-        var param = function (key) {
-            return info.params[key] ? info.params[key][0] : only_value(key);
+    function has(object, key) {
+        return object && Object.prototype.hasOwnProperty.call(object, key);
+    }
+
+    /* asv names a commit by its hash wherever it prints one (the graph's tooltips, the commit
+       selector, the list's "Changed at"); every commit of the ladder is a release, so asv
+       gets the release's name, and takes a release's name back where it reads a commit. */
+    function install_release_names() {
+        var hash_of = $.asv.get_commit_hash, revision_of = $.asv.get_revision;
+        $.asv.get_commit_hash = function (revision) {
+            return release_at(revision) || hash_of(revision);
         };
-        var where = {point: link.text(), machine: param('machine'),
-                     flavor: param('env-MXNET_FLAVOR'), python: param('python')};
-        return $.map(info.params.commits || [], function (range) {
-            return $.extend({}, where, range_releases(range));
-        });
+        $.asv.get_revision = function (name) {
+            var tags = ($.asv.main_json && $.asv.main_json.tags) || {};
+            return has(tags, name) ? String(tags[name]) : revision_of(name);
+        };
     }
 
-    /* The entry of confirmations.json for one regression (same point, releases, machine,
-       flavor and Python), or null. */
-    function verdict_of(regression, by_key) {
-        var entries = by_key[verdict_key(regression.point, regression.base, regression.head)];
-        var found = null;
-        $.each(entries || [], function (i, entry) {
-            if ((!regression.machine || entry.machine === regression.machine) &&
-                    entry.flavor === regression.flavor &&
-                    (!regression.python || entry.python === regression.python)) {
-                found = entry;
-                return false;
-            }
-        });
-        return found;
+    /* The ladder's full hash of a release (for asv's `commits` parameter), or null. */
+    function hash_of_release(release) {
+        var json = $.asv.main_json;
+        return has(json.tags, release) ? json.revision_to_hash[json.tags[release]] || null : null;
     }
 
-    function confirm_command(regression) {
-        return 'python -m mxbench confirm ' + regression.base + ' ' + regression.head +
-            ' --flavor ' + regression.flavor;
+    /* --- 8. changes: one ratio per change ------------------------------------------------------ */
+    var CHANGES_FILE = 'changes.json';
+    var STATE_ORDER = ['confirmed', 'inconclusive', 'not yet confirmed', 'refuted'];
+    var UNCONFIRMED = 'not yet confirmed';
+    var changes_loaded = null;
+
+    /* The history's ratio of a change: the value recorded at the later release over the one
+       at the earlier (reports/CHANGES.md's "history ratio": the same recordings). The only
+       place the site computes it. */
+    function history_ratio(change) {
+        return (change.before > 0 && change.after !== null) ? change.after / change.before : null;
     }
 
-    /* The mark of one regression: its state, the interleaved ratio and interval if confirmed. */
-    function verdict_mark(regression, entry) {
-        var state = entry ? entry.state : UNCONFIRMED;
-        var mark = $('<span class="mxbench-verdict"/>').attr('data-state', state)
-            .addClass('mxbench-verdict-' + state.replace(/ /g, '-'));
-        if (entry && state !== UNCONFIRMED) {
-            mark.text(state + (entry.interval ? ' ' + entry.interval : '')).attr(
-                'title', 'confirmation run ' + entry.base + ' \u2192 ' + entry.head +
-                    ' (interleaved; the history: ' + plain(entry.history_ratio) + 'x): ' +
-                    state + (entry.interval ? ', ratio ' + entry.interval + ' (95 % interval)'
-                             : ''));
+    /* mxbench.core.formatting.ratio_text: two decimals, two significant digits below 0.1. */
+    function ratio_text(ratio) {
+        if (ratio === null || ratio === undefined || !isFinite(ratio)) {
+            return 'n/a';
+        }
+        return (ratio >= 0.1 ? ratio.toFixed(2) : String(parseFloat(ratio.toPrecision(2)))) + 'x';
+    }
+
+    function interval_text(change) {
+        return change.conf_ratio === null ? '' : ratio_text(change.conf_ratio) + ' [' +
+            ratio_text(change.conf_low).slice(0, -1) + ', ' +
+            ratio_text(change.conf_high).slice(0, -1) + ']';
+    }
+
+    /* changes.json (mxbench/site/change_data.py) as objects, each with its ratio, state and
+       the text the search matches. */
+    function load_changes() {
+        if (changes_loaded === null) {
+            changes_loaded = $.Deferred();
+            $.ajax({url: CHANGES_FILE + '?timestamp=' + $.asv.main_timestamp,
+                    dataType: 'json', cache: true})
+                .done(function (data) {
+                    var fields = data.fields;
+                    changes_loaded.resolve($.map(data.changes, function (row, n) {
+                        var change = {n: n};
+                        $.each(fields, function (i, field) { change[field] = row[i]; });
+                        change.benchmark = change.point.replace(/\(.*$/, '');
+                        change.ratio = history_ratio(change);
+                        change.state = change.state || UNCONFIRMED;
+                        change.size = change.ratio > 0 ? Math.abs(Math.log(change.ratio)) : 0;
+                        change.search = [change.point, change.machine, change.flavor,
+                                         'python ' + change.python, change.base, change.head,
+                                         change.state].join(' ').toLowerCase();
+                        return change;
+                    }));
+                })
+                .fail(function () { changes_loaded.resolve([]); });
+        }
+        return changes_loaded.promise();
+    }
+
+    /* Confirmed first, then inconclusive, not yet confirmed, refuted; larger changes first. */
+    function change_order(a, b) {
+        return (STATE_ORDER.indexOf(a.state) - STATE_ORDER.indexOf(b.state)) ||
+            (b.size - a.size) || (a.n - b.n);
+    }
+
+    /* The address of a change's page, and of its graph with the two releases highlighted. */
+    function change_url(change) {
+        return $.asv.format_hash_string({location: ['change'], params: {
+            point: [change.point], machine: [change.machine], flavor: [change.flavor],
+            python: [change.python], base: [change.base], head: [change.head]}});
+    }
+
+    function graph_url(change, benchmark) {
+        var params = {};
+        $.each(change.params || {}, function (key, value) { params[key] = [value]; });
+        var bench = $.asv.main_json.benchmarks[benchmark || change.benchmark];
+        if (bench && change.param_idx !== null && !benchmark) {
+            $.each($.asv.param_selection_from_flat_idx(bench.params, change.param_idx).slice(1),
+                   function (i, values) {
+                       params['p-' + bench.param_names[i]] = [bench.params[i][values[0]]];
+                   });
+        }
+        var a = hash_of_release(change.base), b = hash_of_release(change.head);
+        if (a && b && !benchmark) {
+            params.commits = [a + '-' + b];
+        }
+        return $.asv.format_hash_string({location: [benchmark || change.benchmark],
+                                         params: params});
+    }
+
+    function verdict_mark(change) {
+        var mark = $('<span class="mxbench-verdict"/>').attr('data-state', change.state)
+            .addClass('mxbench-verdict-' + change.state.replace(/ /g, '-'));
+        if (change.state !== UNCONFIRMED) {
+            mark.text(change.state + ' ' + interval_text(change)).attr(
+                'title', 'confirmation run ' + change.base + ' \u2192 ' + change.head +
+                    ' (interleaved): ratio ' + interval_text(change) + ' (95 % interval)');
         } else {
-            mark.text(state).attr('title', 'measure it again, interleaved: ' +
-                                  confirm_command(regression));
-            mark.attr('data-command', confirm_command(regression));
+            mark.text(change.state).attr('title', 'measure it again, interleaved: ' +
+                                         confirm_command(change));
+            mark.attr('data-command', confirm_command(change));
         }
         return mark;
     }
 
-    function mark_row(row, by_key) {
-        var cell = $('<td class="mxbench-verdict-cell"/>');
-        var states = [];
-        $.each(row_regressions(row), function (i, regression) {
-            var mark = verdict_mark(regression, verdict_of(regression, by_key));
-            states.push(mark.attr('data-state'));
-            cell.append(i > 0 ? ', ' : '').append(mark);
-        });
-        row.attr('data-mxbench-states', states.join(','));
-        row.children('td').last().before(cell);
+    function confirm_command(change) {
+        return 'python -m mxbench confirm ' + change.base + ' ' + change.head +
+            ' --flavor ' + change.flavor;
     }
 
-    /* `states`: confirmations.json's (confirmations.STATES, in the order the summary counts
-       them); without the file, every row is not yet confirmed. */
-    function verdict_summary(table, states) {
-        var tally = {};
-        table.find('tbody tr').each(function () {
-            $.each(($(this).attr('data-mxbench-states') || '').split(','), function (i, s) {
-                if (s) {
-                    tally[s] = (tally[s] || 0) + 1;
-                }
-            });
-        });
-        var shown = 0;
-        var parts = $.map(states, function (state) {
-            shown += tally[state] || 0;
-            return (tally[state] || 0) + ' ' + state;
-        });
-        return shown + ' regressions shown: ' + parts.join(', ') +
-            ' (python -m mxbench confirm BASE HEAD --flavor F measures a ' +
-            'release pair again, interleaved; see docs/trust.md)';
+    function find_command(change) {
+        return 'python -m mxbench find ' + change.base + '..' + change.head + ' ' +
+            change.benchmark + ' --flavor ' + change.flavor + (change.ratio < 1 ? ' --invert' : '');
     }
 
-    function show_verdict_summary(states) {
-        var table = $('#regressions-body .regression-div:visible table').not('.ignored').first();
-        var line = $('#mxbench-verdict-summary');
-        if (!line.length) {
-            line = $('<p id="mxbench-verdict-summary"/>').insertBefore('#regressions-body');
-        }
-        line.text(table.length ? verdict_summary(table, states) : '');
+    /* --- 9. the regressions page: precomputed, rendered a page of rows at a time -------------- */
+    var ROWS_SHOWN = 100;  /* rows drawn at first; "more" draws the next as many */
+
+    function regression_row(change) {
+        var row = $('<tr/>').attr('data-state', change.state);
+        row.append($('<td class="mxbench-point"/>').append(
+            $('<a/>').attr('href', change_url(change)).text(change.point)));
+        row.append($('<td/>').text(change.machine));
+        row.append($('<td/>').text(change.flavor + (change.python ? ' py' + change.python : '')));
+        row.append($('<td class="mxbench-releases"/>').text(change.base + ' \u2192 ' +
+                                                          change.head));
+        row.append($('<td class="mxbench-ratio"/>').text(ratio_text(change.ratio)).attr(
+            'title', human(change.before, change.unit) + ' \u2192 ' +
+                human(change.after, change.unit) + ' (the values recorded at the two releases)'));
+        row.append($('<td/>').append(verdict_mark(change)));
+        return row;
     }
 
-    function mark_verdicts() {
-        var body = document.getElementById('regressions-body');
-        if (!body || !$.asv || !$.asv.main_json) {
-            return;
-        }
-        load_verdicts().then(function (data) {
-            var by_key = verdicts_by_key(data);
-            $(body).find('table').each(function () {
-                var table = $(this);
-                add_column_head(table, 'mxbench-verdict-cell', 'Confirmation',
-                                function (cells, th) { cells.last().before(th); });
-                table.find('tbody tr').not('.mxbench-verdict-done').each(function () {
-                    mark_row($(this).addClass('mxbench-verdict-done'), by_key);
+    function show_regressions(params) {
+        $('#regressions-display').show();
+        $('#title').text('Regressions');
+        var body = $('#regressions-body').empty().addClass('mxbench-regressions');
+        body.append($('<p class="mxbench-loading"/>').text('Loading the changes\u2026'));
+        load_changes().then(function (changes) {
+            /* asv's regressions, and the slow-downs only a confirmation run measured */
+            var sorted = $.grep(changes, function (c) {
+                return c.flagged || c.ratio > 1;
+            }).sort(change_order);
+            var tally = {};
+            $.each(sorted, function (i, c) { tally[c.state] = (tally[c.state] || 0) + 1; });
+            var summary = $('<p id="mxbench-verdict-summary"/>').text(
+                sorted.length + ' regressions shown: ' + $.map(STATE_ORDER, function (s) {
+                    return (tally[s] || 0) + ' ' + s;
+                }).join(', ') + '. Sorted by verdict, then size; ratio = the value at the ' +
+                'later release / at the earlier (the history\'s); the confirmation\'s own ' +
+                'ratio and 95 % interval beside it. Each row opens its change page.');
+            var search = $('<input type="search" id="mxbench-search" class="form-control" ' +
+                           'placeholder="Search: operator, release, flavor, machine, verdict"/>');
+            var table = $('<table class="table table-hover mxbench-regression-table"/>').append(
+                '<thead><tr><th>Benchmark</th><th>Machine</th><th>Flavor</th><th>Releases</th>' +
+                '<th title="history: value at the later release / at the earlier">Ratio</th>' +
+                '<th>Confirmation (ratio, 95 % interval)</th></tr></thead>');
+            var tbody = $('<tbody/>').appendTo(table);
+            var more = $('<button class="btn btn-default" id="mxbench-more"/>');
+            var count = $('<p id="mxbench-match-count"/>');
+            var matching = sorted, shown = 0;
+
+            function draw_more() {
+                var rows = [];
+                $.each(matching.slice(shown, shown + ROWS_SHOWN), function (i, change) {
+                    rows.push(regression_row(change)[0]);
                 });
-            });
-            show_verdict_summary((data && data.states) || [UNCONFIRMED]);
+                tbody.append(rows);
+                shown += rows.length;
+                more.toggle(shown < matching.length).text(
+                    'Show ' + Math.min(ROWS_SHOWN, matching.length - shown) + ' more of ' +
+                        (matching.length - shown));
+                count.text(matching.length + ' of ' + sorted.length + ' changes match, ' +
+                           shown + ' shown');
+            }
+
+            function filter() {
+                var words = $.trim(search.val().toLowerCase()).split(/\s+/);
+                matching = $.grep(sorted, function (c) {
+                    return $.grep(words, function (w) {
+                        return w && c.search.indexOf(w) === -1;
+                    }).length === 0;
+                });
+                tbody.empty();
+                shown = 0;
+                draw_more();
+            }
+
+            search.on('input', filter);
+            more.on('click', draw_more);
+            body.empty().append(summary, search, count, table, more);
+            if (params && params.q) {
+                search.val(params.q[0]);
+            }
+            filter();
+            if (window.performance && performance.mark) {
+                performance.mark('mxbench-regressions-shown');  /* read by tests/test_site.py */
+            }
+        });
+    }
+
+    /* --- 10. the change page: #change?point=&machine=&flavor=&python=&base=&head= ------------ */
+    function change_block(change) {
+        var block = $('<div class="mxbench-change"/>');
+        var dl = $('<dl class="dl-horizontal"/>');
+        function item(term, value) {  /* a string is text: machine names come from machine.json */
+            dl.append($('<dt/>').text(term), $('<dd/>').append(
+                typeof value === 'string' ? document.createTextNode(value) : value));
+        }
+        block.append($('<h3/>').text(change.point));
+        item('releases', $('<strong/>').text(change.base + ' \u2192 ' + change.head));
+        item('where', change.flavor + ', Python ' + change.python + ', machine ' +
+             change.machine);
+        item('history', $('<span class="mxbench-history-ratio"/>').text(
+            ratio_text(change.ratio)).add($('<span/>').text(
+                '  (' + human(change.before, change.unit) + ' \u2192 ' +
+                    human(change.after, change.unit) + ': the values recorded at the two ' +
+                    'releases, later / earlier)')));
+        item('confirmation', verdict_mark(change).add($('<span/>').text(
+            change.state === UNCONFIRMED ? '  no confirmation run measured this pair yet'
+                : '  (the confirmation run\'s ratio: both releases measured again, ' +
+                  'interleaved; 95 % interval)')));
+        item('instructions', change.count_before && change.count_after
+             ? change.count_before + ' \u2192 ' + change.count_after + ' (' +
+               ratio_text(change.count_after / change.count_before) + ')'
+             : 'not recorded for both releases');
+        item('noise', change.noise
+             ? 'up to ' + ratio_text(change.noise) + ' between recordings of one build on ' +
+               'this machine (reports/noise): a ratio within that is not told from noise'
+             : 'not measured for this point');
+        var count_bench = 'bench_instructions.' + change.benchmark.split('.')[1] + '.track_' +
+            change.benchmark.split('.')[2].replace(/^time_/, '');
+        var links = $('<span/>').append($('<a class="mxbench-graph-link"/>').attr(
+            'href', graph_url(change)).text('the timing graph'));
+        if ($.asv.main_json.benchmarks[count_bench]) {
+            links.append(', ', $('<a class="mxbench-count-link"/>').attr(
+                'href', graph_url(change, count_bench)).text('the instruction-count graph'));
+        }
+        item('graphs', links);
+        item('commands', $('<code/>').text(confirm_command(change)).add('<br/>').add(
+            $('<code/>').text(find_command(change))));
+        return block.append(dl);
+    }
+
+    function show_change(params) {
+        $('#regressions-display').show();
+        $('#title').text('Change');
+        var body = $('#regressions-body').empty().addClass('mxbench-regressions');
+        var want = {};
+        $.each(['point', 'benchmark', 'machine', 'flavor', 'python', 'base', 'head'],
+               function (i, key) {
+                   if (params[key] && params[key][0]) {
+                       want[key] = params[key][0];
+                   }
+               });
+        if (want.head && /^[0-9a-f]{6,40}$/.test(want.head)) {
+            want.head = release_name(want.head);
+        }
+        load_changes().then(function (changes) {
+            var found = $.grep(changes, function (c) {
+                var ok = true;
+                $.each(want, function (key, value) {
+                    ok = ok && c[key] === value;
+                });
+                return ok;
+            }).sort(change_order);
+            body.empty();
+            var what = $.map(want, function (v, k) { return k + ' ' + v; }).join(', ');
+            if (!found.length) {
+                body.append($('<p class="mxbench-no-change"/>').text(
+                    'No change is flagged for ' + what + ' (asv\'s step detection found none ' +
+                    'there).'), $('<p/>').append($('<a href="#regressions"/>').text(
+                        'Every change')));
+                return;
+            }
+            if (found.length > 1) {
+                body.append($('<p/>').text(found.length + ' changes for ' + what + ':'));
+            }
+            $.each(found, function (i, change) { body.append(change_block(change)); });
+        });
+    }
+
+    /* A click on a graph point: the changes of that benchmark into that release (asv opened
+       show_commit_url + hash, `#<hash>`: no page). */
+    function bind_point_click() {
+        var awaiting_reference = false;  /* asv's "reference" button: the next click picks it */
+        $('#reference').on('click', function () {  /* after asv's own handler */
+            awaiting_reference = $('.popover').length > 0;
+        });
+        var open = window.open;
+        window.open = function (url) {
+            /* asv's click on a point: show_commit_url + a commit, no page (the handler below
+               goes to the change page instead) */
+            var commit = String(url).slice(String($.asv.main_json.show_commit_url).length);
+            if (String(url).indexOf($.asv.main_json.show_commit_url) === 0 &&
+                    (has($.asv.main_json.tags, commit) || /^[0-9a-f]{6,40}$/.test(commit))) {
+                return null;
+            }
+            return open.apply(window, arguments);
+        };
+        $('#main-graph').on('plotclick', function (event, pos, item) {
+            var benchmark = current_benchmark();
+            if (awaiting_reference) {
+                awaiting_reference = false;
+                return;
+            }
+            var release = item ? release_at(item.datapoint[0]) : null;
+            if (benchmark && release !== null) {
+                window.location.hash = $.asv.format_hash_string({location: ['change'], params: {
+                    benchmark: [benchmark.name], head: [release]}});
+            }
+        });
+    }
+
+    /* The list's "Changed at" links (show_commit_url + a commit: no page) go where the
+       change column's link of the row goes: the graph with the change highlighted. */
+    function tidy_list() {
+        $('#summarylist-display td.change-date a').each(function () {
+            var link = $(this);
+            var target = link.closest('tr').find('td').eq(2).find('a').attr('href');
+            if (target && link.attr('href') !== target) {
+                link.attr('href', target);
+            }
         });
     }
 
@@ -856,25 +1047,19 @@
             wrap_plot();
             if ($.asv) {
                 $.asv.pretty_unit = human;
+                install_release_names();
+                $.asv.register_page('regressions', show_regressions);
+                $.asv.register_page('change', show_change);
+                bind_point_click();
             }
             var grid = document.getElementById('summarygrid-display');
             if (grid && window.MutationObserver) {
                 new MutationObserver(tidy_grid).observe(grid, {childList: true});
                 tidy_grid();
             }
-            var body = document.getElementById('regressions-body');
-            if (body && window.MutationObserver) {
-                var pending = false;
-                new MutationObserver(function () {
-                    if (!pending) {
-                        pending = true;
-                        setTimeout(function () {
-                            pending = false;
-                            tidy_regressions();
-                            mark_verdicts();
-                        }, 0);
-                    }
-                }).observe(body, {childList: true, subtree: true});
+            var list = document.getElementById('summarylist-display');
+            if (list && window.MutationObserver) {
+                new MutationObserver(tidy_list).observe(list, {childList: true, subtree: true});
             }
         });
     }
@@ -887,6 +1072,10 @@
         human: human,
         release_range: release_range,
         range_releases: range_releases,
-        tidy_grid: tidy_grid
+        tidy_grid: tidy_grid,
+        history_ratio: history_ratio,
+        ratio_text: ratio_text,
+        load_changes: load_changes,
+        change_block: change_block
     };
 })();

@@ -4,6 +4,8 @@
     vendor.py   the JavaScript/CSS asv loads from CDNs, installed from npm and copied in
     overlay.py  mxbench's overlay: file:// data, default views (its JS/CSS: site/overlay/)
     pages.py    every page mxbench adds (models, baselines) and the front page's links to them
+    verdict_data.py, change_data.py  confirmations.json, changes.json: the regressions page's
+                and the change page's data
     swap.py     the staging folder beside html_dir, the swap, leftovers of killed publishes
 """
 import os

@@ -19,6 +19,7 @@ import shutil
 import time
 
 from mxbench.site import SITE_DIR, PublishError
+from mxbench.site.change_data import CHANGES_FILE
 from mxbench.site.verdict_data import VERDICTS_FILE
 
 OVERLAY = "mxbench"
@@ -46,7 +47,7 @@ LOG_SCALE_SPAN = 10.0
 def _site_json_files(html_dir):
     """(path relative to html_dir with "/", absolute path) of every JSON file asv's pages
     fetch, in a fixed order."""
-    for name in ("info.json", "index.json", "regressions.json", VERDICTS_FILE):
+    for name in ("info.json", "index.json", "regressions.json", VERDICTS_FILE, CHANGES_FILE):
         if os.path.isfile(os.path.join(html_dir, name)):
             yield name, os.path.join(html_dir, name)
     for dirpath, dirnames, names in os.walk(os.path.join(html_dir, "graphs")):
@@ -62,11 +63,14 @@ def file_data_bundle(path):
     rule as bundle_of in site/overlay/overlay.js. A graph page loads one script: every
     machine's and environment's graph of its benchmark; the grid one with every summary; the
     list view its one table (graphs/<params>/summary.json, large: one script each); the
-    regressions page one with asv's regressions and the confirmations' verdicts."""
+    regressions page and the change page one with the changes (change_data.py) and the
+    confirmations' verdicts; asv's regressions.json one of its own (no page reads it now)."""
     if path in ("info.json", "index.json"):
         return "index"
-    if path in ("regressions.json", VERDICTS_FILE):
+    if path == "regressions.json":
         return "regressions"
+    if path in (VERDICTS_FILE, CHANGES_FILE):
+        return "changes"  # the regressions page and the change page read only these
     parts = path.split("/")
     if len(parts) == 3 and parts[:2] == ["graphs", "summary"]:
         return "summaries"

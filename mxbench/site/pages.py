@@ -24,6 +24,7 @@ from env_matrix.matrix import MatrixError
 
 from mxbench.core import project as project_model
 from mxbench.core.formatting import ratio_text, seconds_text
+from mxbench.site import change_data
 
 MODELS_PAGE = "models.html"
 CHANGES_PAGE = "changes.html"
@@ -144,11 +145,29 @@ def render_markdown(text, shift=1):
     return "\n".join(out)
 
 
+# asv's own pages, in each report page's bar after the grid (asv's bar has them already).
+ASV_PAGE_LINKS = (("index.html#summarylist", "Benchmark list"),
+                  ("index.html#regressions", "Regressions"))
+
+
+def bar_links():
+    """[(address, title)] of every page of the site, in each report page's bar."""
+    return list(PAGE_LINKS[:1]) + list(ASV_PAGE_LINKS) + list(PAGE_LINKS[1:])
+
+
+MICROSECONDS = re.compile(r"(?<=[0-9])us\b")
+
+
+def micro_sign(text):
+    """The reports' '51.8us' as asv's pages and the overlay write it: '51.8µs'."""
+    return MICROSECONDS.sub("\u00b5s", text)
+
+
 def page(title, body):
-    nav = "".join('<a href="%s">%s</a>' % (name, html.escape(text)) for name, text in PAGE_LINKS)
+    nav = "".join('<a href="%s">%s</a>' % (name, html.escape(text)) for name, text in bar_links())
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title><style>%s"
             "</style></head><body>\n<nav>%s</nav>\n<h1>%s</h1>\n%s\n</body></html>\n"
-            % (html.escape(title), STYLE, nav, html.escape(title), body))
+            % (html.escape(title), STYLE, nav, html.escape(title), micro_sign(body)))
 
 
 def graph_link(benchmark, text=None, code=False):
@@ -222,9 +241,11 @@ def write_changes_page(config, html_dir, log=print):
             text = fh.read()
         # the report's own title is the page's; each benchmark named links to its graph
         text = render_markdown(re.sub(r"\A# [^\n]*\n", "", text), shift=0)
-        body.append(BENCHMARK_CODE.sub(
+        text = BENCHMARK_CODE.sub(
             lambda found: graph_link(html.unescape(found.group(1)), html.unescape(
-                found.group(0)[len("<code>"):-len("</code>")]), code=True), text))
+                found.group(0)[len("<code>"):-len("</code>")]), code=True), text)
+        machine = re.search(r"machine `([^`]+)`", open(report, encoding="utf-8").read())
+        body.append(change_data.link_change_rows(text, machine and machine.group(1)))
     else:
         body.append("<p>No report yet: <code>python -m mxbench changes releases -o %s --chart "
                     "%s</code> writes it from the results.</p>"

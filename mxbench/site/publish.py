@@ -27,7 +27,8 @@ from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
 from mxbench.core.errors import UserError, one_line
 from mxbench.core.results import ResultFileError, ResultsProblem
-from mxbench.site import PublishError, overlay, pages, shown_text, swap, vendor, verdict_data
+from mxbench.site import (PublishError, change_data, overlay, pages, shown_text, swap, vendor,
+                          verdict_data)
 
 BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
 BENCHMARKS_FILE = "benchmarks.json"
@@ -216,6 +217,7 @@ def build(config, staging, asv_extra=(), store=None, log=print):
         written.append(pages.BASELINES_PAGE)
     pages.add_nav_links(staging, pages.links_to([os.path.basename(p) for p in written]))
     verdict_data.write_verdicts(config, staging, log=log)
+    change_data.write_changes(config, staging, log=log)  # reads confirmations.json
 
 
 def publish(config, html_dir, asv_extra=(), vendor_only=False, log=print, state=None,
