@@ -84,8 +84,17 @@ def command_parsers(parser):
                 yield from command_parsers(sub)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with bad input said in one line (`error: ...`, exit 2) as every other user
+    error: the usage it would print first is what --help shows. Subcommands' parsers are of
+    the same class (add_subparsers makes them so)."""
+
+    def error(self, message):
+        self.exit(errors.USAGE, "error: %s (%s --help shows the usage)\n" % (message, self.prog))
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(prog="python -m mxbench", description=__doc__,
+    parser = OneLineParser(prog="python -m mxbench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common_options(parser, top_level=True)
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

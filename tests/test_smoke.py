@@ -85,7 +85,10 @@ def check_finite(bench, params):
     unchecked = UNCHECKED_OUTPUTS.get(bench.operator.class_name, ())
     bad = non_finite([o for i, o in enumerate(outputs) if i not in unchecked])
     assert not bad, "non-finite outputs %s" % bad
-    if bench.operator.backward:
+    # a backward known to kill the process here (known_crashes.jsonl) is not run: its
+    # benchmark method skips, and this check would take the test process with it
+    if bench.operator.backward and "time_forward_backward" not in H.crashing_methods(
+            bench.operator, params[0]):
         call.forward_backward()
         grads = [g.grad for g in call.grads] if hasattr(call, "grads") else \
             [g for g in call.exe.grad_arrays if g is not None]

@@ -521,7 +521,7 @@ ACTIVATIONS = [
     Operator("LeakyReLU", "nn-activation", elementwise(), kwargs={"act_type": "rrelu"},
              variant="rrelu",
              note="random slopes in training, their mean in inference; its backward under "
-                  "autograd kills the process on 1.8-1.9.1 (known_crashes.jsonl: a skip "
+                  "autograd kills the process from 1.8 on (known_crashes.jsonl: a skip "
                   "there, measured where it runs)"),
     Operator("hard_sigmoid", "nn-activation", elementwise()),
     Operator("softmax", "nn-activation", reduction(axis=-1), dtypes=FLOAT32_64, version=2),
