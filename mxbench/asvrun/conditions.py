@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 
+from benchmarks.catalogue import crashes as known_crashes
 from mxbench.core import counting, results
 from mxbench.core.errors import UserError
 
@@ -214,18 +215,11 @@ def slowdown(before, after):
 
 
 # --- the hardware -------------------------------------------------------------------------------
-# /proc/cpuinfo is read from this file instead when it is set: a test of another CPU kind
-# (the harness's known crashes read the same variable)
-CPUINFO_ENV = "MXBENCH_CPUINFO_FILE"
+# /proc/cpuinfo is read from this file instead when it is set (a test of another CPU kind):
+# one reader, the harness's, so the host and the known crashes see the same CPU
+CPUINFO_ENV = known_crashes.CPUINFO_VARIABLE
 OTHER_CPU_ENV = "MXBENCH_OTHER_CPU"
-
-
-def read_cpuinfo():
-    try:
-        with open(os.environ.get(CPUINFO_ENV) or "/proc/cpuinfo") as fh:
-            return fh.read()
-    except OSError:
-        return ""
+read_cpuinfo = known_crashes.cpuinfo_text
 
 
 def cpu_kind(identity):
