@@ -92,7 +92,7 @@ def test_aa_summary_counts():
 
 
 def test_documented_changes_are_checked_against_the_bracketing_pair():
-    from mxbench.reports.changes import check_documented, documented_markdown
+    from mxbench.reports.documented import check_documented, documented_markdown
     entry = {"release": "1.9.0", "benchmarks": ["bench_operators.LayerNorm.time_forward"],
              "flavors": ["cpu-mkldnn", "cpu-openblas"], "expect": "faster",
              "what": "LayerNorm kernel", "source": "https://example.invalid/pr"}
@@ -106,18 +106,19 @@ def test_documented_changes_are_checked_against_the_bracketing_pair():
                              ("1.8.0.post0", "1.9.1", pair)],  # 1.9.0 not measured: 1.9.1 ships it
               "cpu-openblas": [("1.6.0", "1.7.0", [])]}           # history stops before 1.9.0
     rows = check_documented(report, [entry])
-    by_flavor = dict((r[1], r) for r in rows)
-    assert by_flavor["cpu-mkldnn"][2:] == ("1.8.0.post0 → 1.9.1", 2, 0, 1, 0.3, "seen")
-    assert by_flavor["cpu-openblas"][2:] == (None, 0, 0, 0, None, "not measured")
+    by_flavor = dict((r.flavor, r) for r in rows)
+    assert by_flavor["cpu-mkldnn"][2:8] == ("1.8.0.post0 → 1.9.1", 2, 0, 1, 0.3,
+                                            "seen (not yet confirmed)")
+    assert by_flavor["cpu-openblas"][2:8] == (None, 0, 0, 0, None, "not measured")
     entry["expect"] = "slower"
-    assert check_documented(report, [entry])[0][-1] == "not seen"
+    assert check_documented(report, [entry])[0].verdict == "not seen"
     text = documented_markdown(rows)
     assert "| 1.9.0 | LayerNorm kernel ([source](https://example.invalid/pr)) | cpu-mkldnn" in text
 
 
 def test_documented_changes_file_is_well_formed():
     from env_matrix.matrix import load
-    from mxbench.reports.changes import load_documented
+    from mxbench.reports.documented import load_documented
     matrix = load()
     releases = set(matrix.releases())
     for entry in load_documented():
@@ -140,7 +141,7 @@ def test_documented_changes_file_is_well_formed():
 def test_documented_changes_are_complete_and_at_least_40_on_cpu():
     """Every entry says what its source reports and at which shapes (or that it gives none),
     regressions are among them, and at least 40 are CPU changes."""
-    from mxbench.reports.changes import load_documented
+    from mxbench.reports.documented import load_documented
     documented = load_documented()
     for entry in documented:
         for field in ("release", "what", "source", "expect", "size", "shapes", "flavors"):
@@ -156,7 +157,7 @@ def test_documented_changes_are_complete_and_at_least_40_on_cpu():
 def test_every_documented_shape_is_a_field_case_of_its_entry():
     """A field case named in the toml is a shape parameter value of every benchmark of its
     entry (benchmarks/catalogue/field.py), named field-..., after the entry's own cases."""
-    from mxbench.reports.changes import load_documented
+    from mxbench.reports.documented import load_documented
     import benchmarks.bench_operators as bench_operators
     from benchmarks.catalogue import by_class_name
     named = 0
@@ -176,7 +177,7 @@ def test_every_documented_shape_is_a_field_case_of_its_entry():
 
 
 def test_documented_changes_are_judged_at_their_field_shapes():
-    from mxbench.reports.changes import check_documented, documented_markdown
+    from mxbench.reports.documented import check_documented, documented_markdown
     entry = {"release": "1.8.0", "benchmarks": ["bench_operators.FullyConnected.time_forward"],
              "flavors": ["cpu-mkldnn"], "expect": "faster", "what": "FC small batches",
              "source": "https://example.invalid/17980", "cases": ["field-17980"],
@@ -188,19 +189,20 @@ def test_documented_changes_are_judged_at_their_field_shapes():
              Change(name % "field-bs1", 1.0, 2.0, 2.0, "slower", "seconds")]  # another case
     report = {"cpu-mkldnn": [("1.7.0.post2", "1.8.0.post0", catalogue + field)]}
     row = check_documented(report, [entry])[0]
-    assert row[2:] == ("1.7.0.post2 → 1.8.0.post0", 1, 0, 0, 0.4, "seen at its shape")
+    assert row[2:8] == ("1.7.0.post2 → 1.8.0.post0", 1, 0, 0, 0.4,
+                        "seen at its shape (not yet confirmed)")
     # field cases not recorded in this pair: the catalogue's shapes, and the command
     report = {"cpu-mkldnn": [("1.7.0.post2", "1.8.0.post0", catalogue)]}
     rows = check_documented(report, [entry])
-    assert rows[0][2:] == ("1.7.0.post2 → 1.8.0.post0", 0, 0, 2, 1.0,
-                           "not recorded at the documented shape yet")
+    assert rows[0][2:8] == ("1.7.0.post2 → 1.8.0.post0", 0, 0, 2, 1.0,
+                            "not recorded at the documented shape yet")
     text = documented_markdown(rows)
     assert ("`python -m mxbench run 1.7.0.post2 1.8.0.post0 --flavor cpu-mkldnn "
             "--selection field`") in text
     # compiled out of the wheels: said so, whatever the points do
     entry["not_measurable"] = "MKL BLAS only"
     rows = check_documented({"cpu-mkldnn": [("1.7.0.post2", "1.8.0.post0", field)]}, [entry])
-    assert rows[0][-1] == "not measurable in these wheels"
+    assert rows[0].verdict == "not measurable in these wheels"
     assert "**not measurable in these wheels**: MKL BLAS only" in documented_markdown(rows)
     # GPU entries are left to a GPU machine's report
     gpu = dict(entry, device="gpu", flavors=["gpu-cuda10.1"])

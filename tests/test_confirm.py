@@ -11,6 +11,7 @@ import pytest
 
 from mxbench.core import project as project_model
 from mxbench.core.errors import UserError
+from mxbench.core.results import by_name
 from mxbench.core.stats import round_ratio_interval
 from mxbench.reports import confirmations
 from mxbench.reports.changes import Change
@@ -241,6 +242,34 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
                          state.group(1) == "confirmed", state.group(1) != "confirmed"),
                      report.stdout), report.stdout[-3000:]
 
+    # Another kind measures again only what the history's own runs confirmed past a ratio
+    listed = project.mxbench("confirm", BASE, HEAD, "--machine", "other-kind-host", "--of",
+                             project.machine, "--flavor", FLAVOR, "--list",
+                             "--confirmed-at-least", "1000")
+    assert listed.returncode == 0, listed.stdout[-3000:]
+    assert "confirmed by the history's own runs at 1000.0x or more" in listed.stdout
+
+    # The documented change (#19601, LayerNorm in 1.9.0) at its shape: its field case
+    # recorded, then measured again interleaved whether the history flags it or not
+    proc = project.mxbench("run", BASE, HEAD, "--flavor", FLAVOR, "--bench", LAYERNORM,
+                           "--selection", "field", "--", *FEW)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    documented = ("confirm", "--documented", "--flavor", FLAVOR, "--bench", "field-19601'")
+    proc = project.mxbench(*documented, "--rounds", "2", "--", *FEW)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "documented changes at their shapes" in proc.stdout
+    row = [l for l in proc.stdout.splitlines() if "Marian" in l or "LayerNorm" in l]
+    assert row and re.search(r"(seen and confirmed at its shape|not seen at its shape|"
+                             r"inconclusive|the other way)", row[0]), proc.stdout[-3000:]
+    field_point = "bench_operators.LayerNorm.time_forward('field-19601', 'float32', 'cpu')"
+    target = project_model.load(str(project.conf_path), str(kept)).store
+    for release in (BASE, HEAD):
+        measured = by_name(target.points(project.machine, project.tags[release],
+                                         project.env_name(FLAVOR)))
+        assert len(measured[field_point].samples) == 10  # 2 rounds of 5
+    again = project.mxbench(*documented)  # measured: nothing runs again
+    assert again.returncode == 0 and "interleaved rounds" not in again.stdout, again.stdout
+
     # The same path on an A/A pair, with a planted false candidate: HEAD's recording filed a
     # second time, under another name, with BASE's timings (LayerNorm ~9x slower, so asv's
     # rule flags it). Measured again, HEAD against itself, the candidate must be refuted.
@@ -297,6 +326,9 @@ def test_an_aa_run_splits_into_odd_and_even_rounds():
     ([], "confirm needs BASE and HEAD"),
     (["1.9.0", "--history"], "--history confirms every consecutive pair of the history: "
                              "give no releases (not 1.9.0)"),
+    (["1.9.0", "--documented"], "--documented confirms the documented changes' pairs"),
+    (["--documented", "--history"], "--documented confirms the documented changes' pairs"),
+    (["1.9.0", "1.9.1", "--confirmed-at-least", "0.5"], "--confirmed-at-least"),
 ])
 def test_confirm_with_the_wrong_releases_says_so_in_one_line(args, message):
     proc = mxbench("confirm", *args, "--list")

@@ -41,6 +41,7 @@ def test_every_committed_result_file_is_valid():
     assert results.Store(ROOT / "results-archive").problems() == []
     assert results.Store(ROOT / "experiments").problems() == []
     assert results.Store(ROOT / "results-baselines").problems() == []
+    assert results.Store(ROOT / "results-cpu-kinds").problems() == []
     runs = sorted((ROOT / "results-confirmations").iterdir())  # BASE..HEAD and aa-RELEASE
     assert runs
     for run in runs:
@@ -91,6 +92,20 @@ def test_results_hold_the_history_and_experiments_live_apart():
     assert results.Store(ROOT / "results-archive").machines() == [ARCHIVE_MACHINE]
     experiments = results.Store(ROOT / "experiments")
     assert len(experiments.machines()) > 1
+
+
+def test_other_cpu_kinds_records_live_apart_one_kind_a_machine_and_quiet():
+    """results-cpu-kinds/: each machine's records were made on one CPU kind, not the
+    committed history's, each recording quiet (the same rule as results/)."""
+    from mxbench.asvrun.conditions import recorded_cpu_kinds
+    history_kinds = recorded_cpu_kinds(results.Store(ROOT / "results"), HISTORY_MACHINE)
+    store = results.Store(ROOT / "results-cpu-kinds")
+    assert store.machines()
+    for machine in store.machines():
+        kinds = recorded_cpu_kinds(store, machine)
+        assert len(kinds) == 1 and kinds != history_kinds, (machine, kinds)
+        for entry in results.read_conditions_log(store.conditions_path(machine)):
+            assert not entry["busy"] and not entry["allowed_busy"], (machine, entry["started"])
 
 
 def test_a_good_file_reads(store):

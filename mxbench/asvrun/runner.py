@@ -99,8 +99,7 @@ def machine_name(cpuinfo=None, store=None):
         store = results.Store(os.path.join(ROOT, "results"))
     if conditions.recorded_cpu_kinds(store, legacy) == [kind]:
         return legacy
-    found = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
-    model = re.sub(r"\((r|tm)\)", " ", found.group(1) if found else "cpu", flags=re.I)
+    model = re.sub(r"\((r|tm)\)", " ", _model_name(text) or "cpu", flags=re.I)
     slug = _slug(model) or "cpu"
     return "%s-f%sm%s%s-%dcpu-%dgb" % (slug, kind[1], kind[2],
                                        "-avx512" if identity.get("vector") == "avx512" else "",
@@ -119,10 +118,15 @@ def _ram_gb():
         return 0
 
 
+def _model_name(text):
+    """/proc/cpuinfo's model name, or None."""
+    found = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
+    return found.group(1) if found else None
+
+
 def _legacy_machine_name(text, identity):
     """The name before the CPU kind was part of it: model name, -avx512, CPUs, memory."""
-    found = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
-    model = found.group(1) if found else (platform.processor() or platform.machine())
+    model = _model_name(text) or platform.processor() or platform.machine()
     slug = _slug(model) or "cpu"
     if identity.get("vector") == "avx512":
         slug += "-avx512"

@@ -28,11 +28,13 @@ from mxbench.asvrun import runner as asvtools
 from mxbench.commands.run import record_points
 from mxbench.core import project as project_model
 from mxbench.core.arguments import (allow_busy_argument, at_least, bench_argument,
-                                    factor_argument, flavor_argument, positive_int)
+                                    factor_argument, flavor_argument, positive_factor,
+                                    positive_int)
 from mxbench.core.formatting import human_value, ratio_text
 from mxbench.core.errors import UserError
 from mxbench.asvrun.conditions import cpu_identity, cpu_kind, cpu_kind_text
-from mxbench.reports.confirmations import (FACTOR, INCONCLUSIVE, MIN_ROUNDS, ROUNDS, STATES,
+from mxbench.reports import documented
+from mxbench.reports.confirmations import (CONFIRMED, FACTOR, INCONCLUSIVE, MIN_ROUNDS, ROUNDS, STATES,
                                            UNCONFIRMED, aa_candidates, aa_project, aa_verdicts,
                                            candidates,
                                            confirmation_project, counts, counts_text,
@@ -59,6 +61,16 @@ def setup_arguments(subparsers):
                              "host's own, else the one results/ holds: a host of another CPU "
                              "kind then measures the history's changes on its own kind, "
                              "recorded under its own name)")
+    parser.add_argument("--confirmed-at-least", type=positive_factor, metavar="RATIO",
+                        help="only the candidates the history's own confirmation runs "
+                             "confirmed at RATIO or more either way (e.g. 1.5: 1.5x slower or "
+                             "1.5x faster): the history's changes measured again on another "
+                             "CPU kind, with --of")
+    parser.add_argument("--documented", action="store_true",
+                        help="instead of two releases: every documented change's points at "
+                             "its shapes (docs/documented-changes.toml's field cases), "
+                             "flagged or not, measured interleaved for the pair of the "
+                             "history's records that brackets its release")
     flavor_argument(parser)
     factor_argument(parser, FACTOR, help="the history's factor")
     bench_argument(parser, "only candidates whose name this regex finds")
@@ -87,6 +99,8 @@ def setup_arguments(subparsers):
 def cmd_confirm(args):
     if args.aa:
         return cmd_confirm_aa(args)
+    if args.documented:
+        return cmd_confirm_documented(args)
     if args.history:
         if args.base is not None:
             raise UserError("--history confirms every consecutive pair of the history: give "
@@ -96,11 +110,7 @@ def cmd_confirm(args):
         raise UserError("confirm needs BASE and HEAD (or one release and --aa NAME_A NAME_B, "
                         "or --history)")
     project = args.project
-    # --list only reads: the history's machine where this host has none; a run records under
-    # this host's name unless --machine names another
-    machine = args.machine or (asvtools.reading_machine(project.store, None) if args.list
-                               else asvtools.machine_name())
-    history = args.of or history_of(project, machine)
+    machine, history = machine_and_history(args)
     if history != machine and not args.list:
         print("the changes of machine %s's history (%s), measured on machine %s (%s): the "
               "verdicts are this CPU kind's" % (
@@ -109,7 +119,7 @@ def cmd_confirm(args):
     if not args.history:
         code, _ = confirm_pair(project, machine, args, args.base, args.head, history)
         return code
-    from mxbench.reports.changes import release_changes
+    from mxbench.reports.release_pairs import release_changes
     pairs = [(a, b) for a, b, _ in release_changes(
         project, history, {args.flavor: project.environment(args.flavor)},
         args.factor)[args.flavor]]
@@ -130,6 +140,16 @@ def cmd_confirm(args):
     return 0
 
 
+def machine_and_history(args):
+    """(the machine a run records under, the history whose changes it judges). --list only
+    reads: the history's machine where this host has none; a run records under this host's
+    name unless --machine names another."""
+    project = args.project
+    machine = args.machine or (asvtools.reading_machine(project.store, None) if args.list
+                               else asvtools.machine_name())
+    return machine, args.of or history_of(project, machine)
+
+
 def confirm_pair(project, machine, args, base, head, history=None):
     """(exit code, [Verdict]) of BASE -> HEAD: the candidates listed, or those without a
     verdict measured again (all with --rerun). The verdicts: of those listed, or, after a
@@ -140,6 +160,9 @@ def confirm_pair(project, machine, args, base, head, history=None):
         project.require_build(release, args.flavor)
     changes = selected(candidates(project, history, base, head, args.flavor, args.factor,
                                   noise_table(args, history, own_machine=True)), args)
+    if args.confirmed_at_least:
+        changes = confirmed_at_least(project, history, base, head, args.flavor, changes,
+                                     args.factor, args.confirmed_at_least)
 
     def judge(these):
         return verdicts(project, history, base, head, args.flavor, these, args.factor, machine)
@@ -163,6 +186,50 @@ def confirm_pair(project, machine, args, base, head, history=None):
             return code, []
     print_verdicts(judge(todo), base, head, args.flavor)
     return code, judge(todo if args.list else changes)
+
+
+def confirmed_at_least(project, history, base, head, flavor, changes, factor, ratio):
+    """The changes that the history's own confirmation runs confirmed, at `ratio` or more
+    either way (its confirmed ratio, not the history's)."""
+    return [v.change for v in verdicts(project, history, base, head, flavor, changes, factor)
+            if v.state == CONFIRMED and max(v.ratio, 1 / v.ratio) >= ratio]
+
+
+def cmd_confirm_documented(args):
+    """Every documented change with field cases, at its shapes: the pairs of the history's
+    records that bracket each, their points measured interleaved (those without rounds yet,
+    or all with --rerun), and the documented verdicts printed."""
+    if args.base is not None or args.history or args.aa:
+        raise UserError("--documented confirms the documented changes' pairs: give no "
+                        "releases, --history or --aa")
+    project = args.project
+    machine, history = machine_and_history(args)
+    # the changes without field cases: their points in the committed history's pair
+    committed = project_model.load(project.config)
+    committed = documented.FieldHistory(
+        committed, asvtools.reading_machine(committed.store, None), args.factor)
+    plan = documented.confirmation_plan(project, history, args.flavor, args.factor,
+                                        bench=args.bench, committed=committed)
+    if not plan:
+        print("machine %s has no records of %s at a documented change's shapes: record them "
+              "with python -m mxbench run RELEASES --selection field" % (history, args.flavor))
+        return 0
+    code = 0
+    for (base, head), names in plan.items():
+        todo = names if args.rerun or args.list else documented.unmeasured(
+            project, machine, base, head, args.flavor, names)
+        if args.list or not todo:
+            continue
+        code = record(project, machine, args, confirmation_project(project, base, head),
+                      [base, head], todo, args.rounds,
+                      "%s -> %s (%s), documented changes at their shapes: %d interleaved "
+                      "rounds" % (base, head, args.flavor, args.rounds))
+        if code not in (0, 2):
+            return code
+    rows = documented.judged_rows(project, history, machine, args.flavor, args.factor,
+                                  committed)
+    print(tabulate([documented.table_row(r) for r in rows], headers=documented.TABLE_HEADERS))
+    return code
 
 
 def cmd_confirm_aa(args):
@@ -250,8 +317,10 @@ def narrow(changes, args):
 
 
 def selection_text(args):
-    return " (asv's rule%s%s)" % (
+    at_least = getattr(args, "confirmed_at_least", None)
+    return " (asv's rule%s%s%s)" % (
         ", beyond each point's noise" if args.beyond_noise or args.noise else "",
+        ", confirmed by the history's own runs at %sx or more" % at_least if at_least else "",
         ", -b %s" % args.bench if args.bench else "")
 
 

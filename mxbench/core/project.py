@@ -27,6 +27,9 @@ VARIANTS_CONFIG = os.path.join(ROOT, "asv.variants.conf.json")
 # same results/ as the default config's.
 PY37_CONFIG = os.path.join(ROOT, "asv.py37.conf.json")
 EXPERIMENTS = "experiments"  # beside results/: A/A pairs and A/B variant runs
+# beside results/: other CPU kinds' own records, a machine each (results/ keeps the committed
+# history alone, so plain asv commands read one machine without --machine)
+CPU_KINDS = "results-cpu-kinds"
 DEFAULT_VARIANT = "default"
 
 Environment = namedtuple("Environment", "name flavor variant")

@@ -84,6 +84,19 @@ def baselines_store(config):
     return store if store.files() else None
 
 
+def cpu_kinds_store(config):
+    """The other CPU kinds' own records (results-cpu-kinds/ beside results/, a machine each)
+    when `config` is the default one and they hold any; else None. Their graphs are their
+    machine's on the one site."""
+    if os.path.abspath(config) != os.path.abspath(asvtools.DEFAULT_CONFIG):
+        return None
+    folder = os.path.join(asvtools.ROOT, project_model.CPU_KINDS)
+    if not os.path.isdir(folder):
+        return None
+    store = project_model.load(config, folder).store
+    return store if store.files() else None
+
+
 def _merge_copies(target, extra):
     """Move the result files of the Store `extra` into the Store `target` (machine.json where
     target has none) and join the two benchmarks.json: one results folder for one site."""
@@ -119,14 +132,15 @@ EXTRA_ONLY_FIELDS = ("torch",)
 def site_results(store, workdir, extra=None):
     """The results as asv publish reads them: a copy without the fields that move between
     boots of one machine (results.BOOT_FIELDS), so each machine is one history; with the
-    Store `extra` (the baselines) merged in, without EXTRA_ONLY_FIELDS. Returns the copy's
-    folder."""
+    Store `extra` (the baselines; or a list of Stores: the baselines and the other CPU
+    kinds' records) merged in, without EXTRA_ONLY_FIELDS. Returns the copy's folder."""
     from mxbench.core.results import BOOT_FIELDS, copy_for_site
     if not os.path.isdir(store.results_dir):
         return store.results_dir  # asv publish says what is missing
     copy = copy_for_site(store, os.path.join(workdir, "results"))
-    if extra is not None:
-        _merge_copies(copy, copy_for_site(extra, os.path.join(workdir, "results-extra"),
+    extras = extra if isinstance(extra, list) else [extra] if extra is not None else []
+    for i, other in enumerate(extras):
+        _merge_copies(copy, copy_for_site(other, os.path.join(workdir, "results-extra-%d" % i),
                                           BOOT_FIELDS + EXTRA_ONLY_FIELDS))
     shown_text.escape_shown_text(copy)
     return copy.results_dir
@@ -198,11 +212,12 @@ def build(config, staging, asv_extra=(), store=None, log=print):
     project.tags  # a stray or moved tag: refused now, not after minutes of asv publish
     require_valid_results(store)
     extra = baselines_store(config)
-    if extra is not None:
-        require_valid_results(extra)
+    extras = [s for s in (extra, cpu_kinds_store(config)) if s is not None]
+    for other in extras:
+        require_valid_results(other)
     workdir = swap.work_dir()
     try:
-        results_dir = site_results(store, workdir, extra)
+        results_dir = site_results(store, workdir, extras)
         run_asv_publish(config, staging, results_dir, workdir, asv_extra, log=log)
     finally:
         interrupted = swap.remove(workdir)
