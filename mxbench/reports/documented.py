@@ -416,6 +416,10 @@ def documented_markdown(rows, documented=None, field=None):
                 {"faster": row.faster, "slower": row.slower, "same": row.same}, entry["expect"])
             note = " (%s); at the catalogue's shapes: %s; to record them: `%s`" % (
                 ", ".join(entry["cases"]), at_catalogue, FIELD_RUN % (ra, rb, row.flavor))
+        elif row.verdict == NOT_MEASURED:
+            note = (": no point of its benchmarks measured at both releases (one side skips: "
+                    "`asv run -e` shows why)" if row.pair else
+                    ": no measured pair of releases brackets it")
         if row.elsewhere:
             note += "; the documented way elsewhere: %s" % row.elsewhere
         lines.append("| %s | %s ([source](%s)) | %s | %s | %s | %s | %s | **%s**%s |" % (
