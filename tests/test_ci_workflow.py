@@ -266,7 +266,7 @@ def test_plan_fails_loudly_and_lists_the_jobs(tmp_path):
 def test_a_cpu_job_and_the_merge_keep_the_history_and_add_the_new_machine(tmp_path):
     rehearsal = Rehearsal(tmp_path)
     src = rehearsal.make_origin()
-    history = re.search(r"\(machine `([^`]+)`\)", (src / "reports" / "CHANGES.md").read_text())
+    history = re.search(r"\(machine `([^`]+)`", (src / "reports" / "CHANGES.md").read_text())
     history = history.group(1)
     old_report = (src / "reports" / "CHANGES.md").read_text()
     old_files = {p.name: p.read_bytes() for p in (src / "results" / history).glob("*.json")}

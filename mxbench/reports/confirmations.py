@@ -8,6 +8,7 @@ import os
 from collections import namedtuple
 
 from mxbench.asvrun.conditions import cpu_kind_text, recorded_cpu_kinds
+from env_matrix.matrix import MatrixError
 from mxbench.asvrun.runner import reading_machine
 from mxbench.core import project as project_model
 from mxbench.core.arguments import HISTORY_FACTOR
@@ -248,17 +249,24 @@ def measured_in_both(store, machine, commits, env_name):
 ARCHIVE = "results-archive"  # the history before the quiet-machine rule, beside results/
 
 
-def history_of(project, machine):
+def history_of(project, machine, strict=True):
     """The history machine whose changes a confirmation machine's runs judge: its own where
     the results read (or the archived history beside them) hold it, else the history this
     checkout reads (a host of another CPU kind confirming the committed history's changes:
-    `confirm` says which)."""
+    `confirm` says which). Where the results hold several histories and none is this
+    host's, that is a question for the user (MatrixError); strict=False: None (a report
+    then leaves that machine's confirmations out)."""
     archive = os.path.join(os.path.dirname(project.results_dir), ARCHIVE)
     for folder in (project.results_dir, archive):
         if os.path.isdir(os.path.join(folder, machine)):
             return machine
-    return reading_machine(project.store, None, lambda m: bool(project.store.files(m)),
-                           "a history")
+    try:
+        return reading_machine(project.store, None, lambda m: bool(project.store.files(m)),
+                               "a history")
+    except MatrixError:
+        if strict:
+            raise
+        return None
 
 
 def kind_label(store, machine):
@@ -273,7 +281,7 @@ def other_kinds(project, machine, base, head, flavor, changes, factor):
     store = confirmation_project(project, base, head).store
     out = {}
     for other in store.machines():
-        if other == machine or history_of(project, other) != machine:
+        if other == machine or history_of(project, other, strict=False) != machine:
             continue
         label = kind_label(store, other)
         for v in verdicts(project, machine, base, head, flavor, changes, factor, other):
@@ -295,8 +303,12 @@ def held_verdicts(project, factor):
             for env_name in sorted({r.env_name for r in store.recordings(machine)}):
                 if env_name not in flavor_of:
                     continue
+                # the history's own kind only: the site gives one verdict a change (other
+                # kinds' verdicts are CHANGES.md's "other CPU kinds" column)
+                if history_of(project, machine, strict=False) != machine:
+                    continue
                 names = measured_in_both(store, machine, commits, env_name)
-                history = history_of(project, machine)
+                history = machine
                 if not all(project.store.has(history, c, env_name) for c in commits):
                     continue  # the history has no recording of a side: nothing it flagged
                 changes = history_changes(project, history, base, head, flavor_of[env_name],
