@@ -94,11 +94,16 @@ def cpuinfo_text():
         return ""
 
 
+def first_cpu_fields(cpuinfo=None):
+    """{field: value} of the first CPU's block of /proc/cpuinfo (of the text given)."""
+    first = (cpuinfo_text() if cpuinfo is None else cpuinfo).split("\n\n")[0]
+    return dict((k.strip(), v.strip()) for k, v in re.findall(r"^([^:\n]+):(.*)$", first, re.M))
+
+
 def cpu_kind(cpuinfo=None):
     """{vendor, family, model} of the first CPU in /proc/cpuinfo ({} without one): what a
     crash that only some CPUs show depends on."""
-    first = (cpuinfo_text() if cpuinfo is None else cpuinfo).split("\n\n")[0]
-    fields = dict((k.strip(), v.strip()) for k, v in re.findall(r"^([^:\n]+):(.*)$", first, re.M))
+    fields = first_cpu_fields(cpuinfo)
     names = {"vendor": "vendor_id", "family": "cpu family", "model": "model"}
     kind = dict((key, fields.get(name)) for key, name in names.items())
     return kind if all(kind.values()) else {}

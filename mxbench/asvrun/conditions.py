@@ -15,7 +15,6 @@ Linux only (/proc); elsewhere the figures are None and nothing is refused.
 """
 import json
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -272,8 +271,7 @@ def cpu_identity(cpuinfo=None):
     model, stepping and the widest vector extension. A cloud VM's model name can be only the
     product line: "AMD EPYC" named both an AVX2-only host and an AVX-512 one (family 25,
     model 17) here, 1.3-2x apart in the reference workloads. {} without /proc/cpuinfo."""
-    first = (read_cpuinfo() if cpuinfo is None else cpuinfo).split("\n\n")[0]
-    fields = dict((k.strip(), v.strip()) for k, v in re.findall(r"^([^:\n]+):(.*)$", first, re.M))
+    fields = known_crashes.first_cpu_fields(read_cpuinfo() if cpuinfo is None else cpuinfo)
     if not fields:
         return {}
     flags = fields.get("flags", "").split()

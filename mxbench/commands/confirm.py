@@ -205,9 +205,9 @@ def cmd_confirm_documented(args):
     project = args.project
     machine, history = machine_and_history(args)
     # the changes without field cases: their points in the committed history's pair
-    committed = project_model.load(project.config)
+    results = project_model.load(project.config)
     committed = documented.FieldHistory(
-        committed, asvtools.reading_machine(committed.store, None), args.factor)
+        results, asvtools.reading_machine(results.store, None), args.factor)
     plan = documented.confirmation_plan(project, history, args.flavor, args.factor,
                                         bench=args.bench, committed=committed)
     if not plan:

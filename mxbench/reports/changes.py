@@ -661,7 +661,7 @@ def releases_command(args):
                                                   args.factor, args.top))
     if os.path.exists(documented.DOCUMENTED):
         entries = documented.load_documented()
-        field = documented.field_history(project, args.factor)
+        field = documented.field_history(project, args.factor, report, machine)
         rows = documented.check_documented(report, entries, judge=judge, field=field)
         text += "\n" + documented.documented_markdown(rows, entries, field)
     text += "\n" + "\n".join(crashes_markdown())

@@ -292,8 +292,9 @@ def other_kinds(project, machine, base, head, flavor, changes, factor):
 
 def held_verdicts(project, factor):
     """A HeldVerdict for every point that a confirmation run measured at both of its
-    releases (per folder, machine and flavor of this config), judged against the history's
-    change of that point (flagged or not); pairs or points the history lacks are left out."""
+    releases (per folder, machine and flavor of this config), judged against that machine's
+    own history's change of that point (flagged or not); pairs or points the history lacks,
+    and other CPU kinds' runs, are left out."""
     flavor_of = dict((name, flavor) for flavor, name in project.environment_names().items())
     out = []
     for base, head in held_pairs(project):
@@ -308,13 +309,12 @@ def held_verdicts(project, factor):
                 if history_of(project, machine, strict=False) != machine:
                     continue
                 names = measured_in_both(store, machine, commits, env_name)
-                history = machine
-                if not all(project.store.has(history, c, env_name) for c in commits):
+                if not all(project.store.has(machine, c, env_name) for c in commits):
                     continue  # the history has no recording of a side: nothing it flagged
-                changes = history_changes(project, history, base, head, flavor_of[env_name],
+                changes = history_changes(project, machine, base, head, flavor_of[env_name],
                                           factor)
-                judged = verdicts(project, history, base, head, flavor_of[env_name],
-                                  [c for c in changes if c.name in names], factor, machine)
+                judged = verdicts(project, machine, base, head, flavor_of[env_name],
+                                  [c for c in changes if c.name in names], factor)
                 out += [HeldVerdict(base, head, machine, flavor_of[env_name], env_name, v)
                         for v in judged]
     return out

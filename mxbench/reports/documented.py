@@ -26,14 +26,13 @@ from mxbench.asvrun.runner import reading_machine
 from mxbench.core.errors import UserError
 from mxbench.core import project as project_model
 from mxbench.core.formatting import ratio_text
-from mxbench.core.results import Store, by_name, measured
+from mxbench.core.results import Store, by_name
 from mxbench.core.selection import FIELD_PREFIX
 from mxbench.core.stats import measured_rounds, round_ratio_interval, rounds_separated
 from mxbench.reports import confirmations
 from mxbench.reports.release_pairs import release_changes
 
 DOCUMENTED = os.path.join(project_model.ROOT, "docs", "documented-changes.toml")
-CPU_KINDS = project_model.CPU_KINDS
 
 FIELD_RUN = "python -m mxbench run %s %s --flavor %s --selection field"
 NOT_RECORDED = "not recorded at the documented shape yet"
@@ -101,8 +100,6 @@ def history_verdict(count, expected):
     return "partly"
 
 
-documented_verdict = history_verdict  # the name the tests and older notes use
-
 
 # --- the field history: where the documented shapes are recorded ------------------------------
 class FieldHistory(object):
@@ -130,22 +127,34 @@ class FieldHistory(object):
                                                   self.factor)[flavor] if env else []
         return self._pairs[flavor]
 
-    def point_verdicts(self, base, head, flavor, names, expect):
-        """{name: PointVerdict} of the points measured interleaved at both releases."""
+    def interleaved_samples(self, base, head, flavor, names):
+        """{name: (BASE's samples, HEAD's samples)} of the points measured interleaved at
+        both releases."""
         store = confirmations.confirmation_project(self.project, base, head).store
         env = self.project.environment(flavor)
         commits = [self.project.commit(r) for r in (base, head)]
         if not all(store.has(self.measured_on, c, env) for c in commits):
             return {}
         sides = [by_name(store.points(self.measured_on, c, env)) for c in commits]
+        return dict((name, (sides[0][name].samples, sides[1][name].samples)) for name in names
+                    if name in sides[0] and name in sides[1])
+
+    def point_verdicts(self, base, head, flavor, names, expect):
+        """{name: PointVerdict} of the points measured interleaved at both releases."""
         out = {}
-        for name in names:
-            if name in sides[0] and name in sides[1]:
-                verdict = point_verdict(name, sides[0][name].samples, sides[1][name].samples,
-                                        expect, self.factor)
-                if verdict:
-                    out[name] = verdict
+        for name, (before, after) in self.interleaved_samples(base, head, flavor,
+                                                               names).items():
+            verdict = point_verdict(name, before, after, expect, self.factor)
+            if verdict:
+                out[name] = verdict
         return out
+
+
+def whole_rounds(before, after):
+    """Do both sides' samples cut into at least MIN_ROUNDS whole measured rounds?"""
+    sides = [confirmations.rounds_of(s) for s in (before, after)]
+    return all(sides) and min(len(measured_rounds(s)) for s in sides) >= \
+        confirmations.MIN_ROUNDS
 
 
 def point_verdict(name, before, after, expect, factor):
@@ -153,9 +162,9 @@ def point_verdict(name, before, after, expect, factor):
     the documented way, the interval beyond 1, every round beyond every round), OTHER_WAY
     (the same, the other way), NOT_SEEN (the interval inside (1/factor, factor): no change of
     the factor's size), else inconclusive; None without whole rounds on both sides."""
-    sides = [confirmations.rounds_of(s) for s in (before, after)]
-    if not all(sides) or min(len(measured_rounds(s)) for s in sides) < confirmations.MIN_ROUNDS:
+    if not whole_rounds(before, after):
         return None
+    sides = [confirmations.rounds_of(s) for s in (before, after)]
     interval = round_ratio_interval(sides[0], sides[1], confirmations.LEVEL)
     if interval is None:
         return None
@@ -170,24 +179,30 @@ def point_verdict(name, before, after, expect, factor):
     return PointVerdict(name, confirmations.INCONCLUSIVE, ratio, low, high)
 
 
-def field_history(project, factor, results_dir=None):
-    """The FieldHistory holding the most field-case points: the project's reading machine,
-    or a machine of results-cpu-kinds/ beside its results; None when none holds any."""
+def field_history(project, factor, report=None, machine=None):
+    """The FieldHistory whose consecutive pairs hold the most field-case points: `machine`'s
+    of the project (default: its reading machine; `report`, {flavor: pairs} of it already
+    compared, is not compared again) or a machine of results-cpu-kinds/ beside its results;
+    None when none holds any."""
     candidates = []
     try:
-        candidates.append((project, reading_machine(project.store, None)))
+        committed = FieldHistory(project, machine or reading_machine(project.store, None),
+                                 factor)
+        committed._pairs.update(report or {})
+        candidates.append(committed)
     except (UserError, MatrixError):  # several machines, none this host's: the others decide
         pass
-    folder = results_dir or os.path.join(os.path.dirname(project.results_dir), CPU_KINDS)
+    folder = os.path.join(os.path.dirname(project.results_dir), project_model.CPU_KINDS)
     if os.path.isdir(folder) and os.path.abspath(folder) != os.path.abspath(project.results_dir):
         other = project_model.load(project.config, folder)
-        candidates += [(other, m) for m in Store(folder).machines()]
+        candidates += [FieldHistory(other, m, factor) for m in Store(folder).machines()]
     best, most = None, 0
-    for proj, machine in candidates:
-        n = sum(1 for p in proj.store.points(machine, benchmarks=r"^bench_operators\.")
-                if "'%s" % FIELD_PREFIX in p.name and measured(p.value))
+    for history in candidates:
+        n = sum(1 for flavor in project.environment_names()
+                for _, _, changes in history.pairs(flavor) for c in changes
+                if "'%s" % FIELD_PREFIX in c.name)
         if n > most:
-            best, most = FieldHistory(proj, machine, factor), n
+            best, most = history, n
     return best
 
 
@@ -217,9 +232,9 @@ def confirmation_plan(project, machine, flavor, factor, bench=None, committed=No
 
 def unmeasured(project, machine, base, head, flavor, names):
     """The names without interleaved rounds of both releases on `machine` yet."""
-    done = FieldHistory(project, machine, 1.2).point_verdicts(base, head, flavor, names,
-                                                               "faster")
-    return [n for n in names if n not in done]
+    measured = FieldHistory(project, machine, confirmations.FACTOR).interleaved_samples(
+        base, head, flavor, names)
+    return [n for n in names if n not in measured or not whole_rounds(*measured[n])]
 
 
 def judged_rows(project, history, machine, flavor, factor, committed=None):
@@ -398,7 +413,7 @@ def documented_markdown(rows, documented=None, field=None):
              "history's own confirmation of its flagged points (`confirm A B`); the most "
              "telling point's ratio and 95 %% interval. *Seen and confirmed*: past 1.2x the "
              "documented way, the interval beyond 1, every round beyond every round; *not "
-             "seen*: the interval inside (1/1.2, 1.2)." % CPU_KINDS, ""]
+             "seen*: the interval inside (1/1.2, 1.2)." % project_model.CPU_KINDS, ""]
     if field is not None:
         lines += ["The field cases are recorded on machine %s, and measured again there "
                   "(where it is another CPU kind than the committed history's, ratios compare, "
