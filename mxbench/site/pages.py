@@ -150,9 +150,13 @@ ASV_PAGE_LINKS = (("index.html#summarylist", "Benchmark list"),
                   ("index.html#regressions", "Regressions"))
 
 
+# The about block (site/overlay/overlay.js, section 11): the machines, flavors, the build.
+ABOUT_LINK = ("index.html#about", "About")
+
+
 def bar_links():
     """[(address, title)] of every page of the site, in each report page's bar."""
-    return list(PAGE_LINKS[:1]) + list(ASV_PAGE_LINKS) + list(PAGE_LINKS[1:])
+    return list(PAGE_LINKS[:1]) + list(ASV_PAGE_LINKS) + list(PAGE_LINKS[1:]) + [ABOUT_LINK]
 
 
 MICROSECONDS = re.compile(r"(?<=[0-9])us\b")
@@ -353,7 +357,7 @@ def write_cliffs_page(config, html_dir, log=print, search_dir=None, cliffs_file=
 def nav_links(pages):
     """asv's navigation bar entries of the pages [(file, title)]."""
     return "".join('<li id="nav-li-mxbench-%s"><a href="%s">%s</a></li>'
-                   % (os.path.splitext(name)[0], name, html.escape(title))
+                   % (os.path.splitext(name.split("#")[-1])[0], name, html.escape(title))
                    for name, title in pages)
 
 
@@ -368,7 +372,8 @@ def add_nav_links(html_dir, pages):
     at = text.find(NAV_ANCHOR)
     if pages and at >= 0:
         end = text.index("</li>", at) + len("</li>")
-        text = text[:end] + NAV_BEGIN + nav_links(pages) + NAV_END + text[end:]
+        links = nav_links(list(pages) + [ABOUT_LINK])
+        text = text[:end] + NAV_BEGIN + links + NAV_END + text[end:]
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
     return at >= 0
