@@ -24,7 +24,8 @@ from env_matrix.matrix import MatrixError
 
 from mxbench.core import project as project_model
 from mxbench.core.formatting import ratio_text, seconds_text
-from mxbench.site import change_data
+from mxbench.site import change_data, page_tidy
+from mxbench.site.page_tidy import graph_link
 
 MODELS_PAGE = "models.html"
 CHANGES_PAGE = "changes.html"
@@ -49,7 +50,8 @@ STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1400px}table{border-c
          "margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}"
          "td.num{text-align:right}nav a{margin-right:1.5em}.bar{display:inline-block;height:10px}"
          ".slow{background:#d62728}.fast{background:#2ca02c}img{max-width:100%}"
-         "code{font-size:12px}")
+         "code{font-size:12px}.contents ul{columns:3;font-size:13px}.contents li.level-3"
+         "{margin-left:1.2em}")
 # The pages in asv's navigation bar: (page, title), after asv's own entries.
 NAV_BEGIN = "<!-- mxbench publish pages -->"
 NAV_END = "<!-- /mxbench publish pages -->"
@@ -171,14 +173,14 @@ def page(title, body):
     nav = "".join('<a href="%s">%s</a>' % (name, html.escape(text)) for name, text in bar_links())
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title><style>%s"
             "</style></head><body>\n<nav>%s</nav>\n<h1>%s</h1>\n%s\n</body></html>\n"
-            % (html.escape(title), STYLE, nav, html.escape(title), micro_sign(body)))
+            % (html.escape(title), STYLE, nav, html.escape(title), tidy_body(body)))
 
 
-def graph_link(benchmark, text=None, code=False):
-    """A link to one benchmark's graph page of the site."""
-    text = html.escape(text or benchmark)
-    return '<a href="index.html#%s">%s</a>' % (html.escape(benchmark, quote=True),
-                                              "<code>%s</code>" % text if code else text)
+def tidy_body(body):
+    """A report page's body as the site shows it: µs, no link a visitor cannot follow, anchors
+    and a contents list on a long page (page_tidy)."""
+    return page_tidy.add_contents(page_tidy.repository_links(micro_sign(body),
+                                                             page_tidy.repository_url()))
 
 
 # A benchmark point as the reports name it, rendered: <code>bench_x.Class.method(...)</code>
@@ -269,6 +271,8 @@ def write_coverage_page(html_dir, log=print):
         text = render_markdown(coverage.format_markdown(coverage.coverage(), "all"))
     except ImportError as exc:  # a tool environment without MXNet: the page says so
         text = "<p>Not available: mxnet does not import here (%s).</p>" % html.escape(str(exc))
+    # each catalogue entry named in the detail column links to its graph
+    text = page_tidy.link_entries_in_cells(text, page_tidy.site_benchmarks(html_dir), 2)
     body = ("<p>The operators MXNet registers against the catalogue's entries "
             "(<code>python -m mxbench coverage --format markdown</code>; docs/catalogue.md): "
             "covered by an entry, through an alias, excluded with the reason, or missing. "
@@ -348,6 +352,8 @@ def write_cliffs_page(config, html_dir, log=print, search_dir=None, cliffs_file=
     found = read_cliffs(cliffs_file or CLIFFS_FILE)
     text = cliffs.report(logs, found, *cliffs.recorded_points(project))
     body = render_markdown("\n".join(text.splitlines()[1:]))  # the page's h1 is its title
+    body = page_tidy.link_entries_in_cells(body, page_tidy.site_benchmarks(html_dir), 0,
+                                           ("bench_cliffs", "bench_operators"))
     path = write_page(html_dir, CLIFFS_PAGE, "Performance cliffs", body)
     log("cliffs page: %s (%d entries searched, %d cliffs)" % (path, len(logs), len(found)))
     return path

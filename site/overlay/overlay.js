@@ -1412,6 +1412,16 @@
             ctx.fill();
             layers.bands.push({label: s.label, noise: noise, points: points.length});
         });
+        if (layers.bands.length) {  /* what the shading is, in the plot's top right corner */
+            ctx.font = '11px sans-serif';
+            ctx.textAlign = 'right';
+            ctx.fillStyle = '#555';
+            ctx.fillText('shaded: the point\'s noise between recordings of one build (A/A, ' +
+                         'reports/noise): ' + $.map(layers.bands, function (b) {
+                             return ratio_text(b.noise);
+                         }).join(', ') + ' wide', offset.left + plot.width() - 6,
+                         offset.top + 14);
+        }
         ctx.restore();
         $(plot.getPlaceholder()).data('mxbench-layers', layers);
     }
