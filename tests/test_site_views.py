@@ -275,3 +275,27 @@ def test_the_changes_chart_title_lies_inside_the_image():
     figure.canvas.draw()
     box = figure._suptitle.get_window_extent(figure.canvas.get_renderer())
     assert 0 <= box.x0 and box.x1 <= figure.bbox.width and box.y1 <= figure.bbox.height, box
+
+
+def test_the_grid_draws_the_history_machine(views_site):
+    """The grid's little graph of a benchmark is asv's summary of the history's machine alone
+    (asv's summary joined every machine's graphs into one line)."""
+    from asv.graph import Graph, make_summary_graph
+    html = views_site.html
+    index = json.loads((html / "index.json").read_text())
+
+    def summary_of(machines):
+        graphs = []
+        for params in index["graph_param_list"]:
+            path = html / (Graph.get_file_path(params, BENCH) + ".json")
+            if params["machine"] in machines and path.exists():
+                graph = Graph(BENCH, params)
+                for revision, value in json.loads(path.read_text()):
+                    graph.add_data_point(revision, value)
+                graphs.append(graph)
+        return [list(p) for p in make_summary_graph(graphs).get_data()]
+
+    shown = json.loads((html / "graphs" / "summary" / (BENCH + ".json")).read_text())
+    history = [[r, v] for r, v, _ in summary_of([HISTORY_MACHINE])]
+    every = [[r, v] for r, v, _ in summary_of([HISTORY_MACHINE, ARCHIVED])]
+    assert shown == json.loads(json.dumps(history)) and history != every, (shown[:3], every[:3])

@@ -7,6 +7,8 @@
   (the machine with the most results, one A/B variant, only parameter values with data, at most
   MAX_DEFAULT_SERIES series, a log scale where the values drawn span LOG_SCALE_SPAN), set
   through asv's own address parameters;
+- mxbench/about.js (about.py: the about block, the history's machine) and mxbench/noise.js
+  (reports/noise/: each point's noise, the graphs' bands);
 - the overlay's tags in index.html, between OVERLAY_BEGIN and OVERLAY_END.
 """
 import collections
@@ -214,6 +216,7 @@ def write_overlay_data(html_dir):
 
     defaults = collections.OrderedDict()
     history = write_about_data(html_dir)
+    history_summaries(html_dir, index, history)
     files = size = 0
     for bundle, members in bundles.items():
         content = collections.OrderedDict()
@@ -273,6 +276,36 @@ def write_about_data(html_dir, root=ROOT):
                      "site/overlay/overlay.js shows it) */\nwindow.%s = %s;\n"
                      % (variable, _js_value(value)))
     return data["history"]
+
+
+def history_summaries(html_dir, index, machine):
+    """The grid's little graphs (graphs/summary/<benchmark>.json) of the history's machine
+    alone, asv's own summary (make_summary_graph) of its graph files, where it has any: asv's
+    summed every machine's into one line. Returns how many were written."""
+    from asv.graph import Graph, make_summary_graph
+    from asv.util import sanitize_filename
+    if machine is None:
+        return 0
+    own = [p for p in index["graph_param_list"] if p.get("machine") == machine]
+    written = 0
+    for name in sorted(index.get("benchmarks", {})):
+        summary = os.path.join(html_dir, "graphs", "summary", sanitize_filename(name) + ".json")
+        if not os.path.exists(summary):
+            continue
+        graphs = []
+        for params in own:
+            path = os.path.join(html_dir, Graph.get_file_path(params, name) + ".json")
+            if os.path.exists(path):
+                graph = Graph(name, params)
+                with open(path, encoding="utf-8") as fh:
+                    for point in json.load(fh):
+                        graph.add_data_point(point[0], point[1])
+                graphs.append(graph)
+        graphs = [g for g in graphs if g.get_data()]
+        if graphs:
+            make_summary_graph(graphs).save(html_dir)
+            written += 1
+    return written
 
 
 def inject_overlay(text):

@@ -35,6 +35,11 @@
    10. the change page (#change?point=&machine=&flavor=&python=&base=&head=, any of them):
       the releases, where, the history's ratio, the confirmation's ratio and interval with
       its verdict, instruction counts, the point's noise, both graphs, the commands.
+   11. the about block (mxbench/about.js: the machines, flavors, the build) on the grid's page
+      and at #about; the benchmark list opens on the history's machine.
+   12. graphs: the Python 3.7 points (1.2.x) on their flavor's line, marked apart; the point's
+      noise band (mxbench/noise.js); a ring and the ratio on each confirmed change; a margin
+      around the y range.
 */
 (function () {
     'use strict';
