@@ -45,11 +45,19 @@ def copy_machine(source, target, benchmarks):
         (target / path.name).write_text(json.dumps(data))
 
 
+def publish(project):
+    """`python -m mxbench publish` of the project (npm, for the site's JavaScript, needed)."""
+    if not shutil.which("npm") and not vendor.installed_matches_lock(SITE_DIR):
+        missing("npm is not installed: `mxbench publish` needs it (apt-get install -y npm)")
+    proc = subprocess.run([sys.executable, "-m", "mxbench", "--config", str(project.conf_path),
+                           "publish"], cwd=str(ROOT), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=1800)
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    return types.SimpleNamespace(html=project.html_dir, output=proc.stdout, tags=project.tags)
+
+
 @pytest.fixture(scope="module")
 def views_site(tmp_path_factory):
-    if not shutil.which("npm") and not vendor.installed_matches_lock(SITE_DIR):
-        missing("npm is not installed: `mxbench publish` needs it for the site's JavaScript "
-                "(Debian: apt-get install -y npm)")
     project = AsvProject(tmp_path_factory.mktemp("views"))
     project.results_dir.mkdir(parents=True, exist_ok=True)
     shutil.copy(str(ROOT / "results" / "benchmarks.json"), str(project.results_dir))
@@ -61,11 +69,7 @@ def views_site(tmp_path_factory):
     copy_machine(ROOT / "results-confirmations" / pair / HISTORY_MACHINE,
                  project.base / "results-confirmations" / pair / HISTORY_MACHINE, (BENCH,))
     shutil.copytree(str(ROOT / "reports"), str(project.base / "reports"))
-    proc = subprocess.run([sys.executable, "-m", "mxbench", "--config", str(project.conf_path),
-                           "publish"], cwd=str(ROOT), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=1800)
-    assert proc.returncode == 0, proc.stdout[-5000:]
-    return types.SimpleNamespace(html=project.html_dir, output=proc.stdout, tags=project.tags)
+    return publish(project)
 
 
 ABOUT_ROWS = """$('#mxbench-about:visible tr[data-machine]').map(function(){

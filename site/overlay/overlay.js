@@ -1054,7 +1054,7 @@
         });
     }
 
-    /* --- 11. the about block, the history's machine -------------------------------------------- */
+    /* --- 11. the about block, the history's machine ------------------------------------------ */
     /* window.MXBENCH_ABOUT (mxbench/about.js, written by mxbench/site/about.py from the
        machines' records and env_matrix): each machine of the site, the flavors, the build. */
     var ROLE_TEXT = {
@@ -1159,7 +1159,7 @@
         }
     }
 
-    /* --- 12. graphs: one line per flavor across Pythons, noise bands, verdicts ------------------ */
+    /* --- 12. graphs: one line per flavor across Pythons, noise bands, verdicts ---------------- */
     var graph_sources = typeof WeakMap === 'function' ? new WeakMap() : null;
 
     /* The graph file each series comes from, and its benchmark parameters: asv loads a file
