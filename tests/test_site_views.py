@@ -80,12 +80,12 @@ ABOUT_ROWS = """$('#mxbench-about:visible tr[data-machine]').map(function(){
 
 
 def recorded_cpu(folder, machine):
-    """The first CPU the machine's conditions log names, read here independently."""
-    for line in (ROOT / folder / machine / "conditions.jsonl").read_text().splitlines():
-        cpu = json.loads(line).get("cpu") if line.strip() else None
-        if cpu:
-            return cpu
-    return None
+    """(the first CPU the machine's conditions log names, how many recordings name none),
+    read here independently."""
+    entries = [json.loads(line) for line in
+               (ROOT / folder / machine / "conditions.jsonl").read_text().splitlines() if line]
+    named = [e["cpu"] for e in entries if e.get("cpu")]
+    return named[0], len(entries) - len(named)
 
 
 def test_the_about_block_and_the_list_open_on_the_history(chromium, views_site):
@@ -106,7 +106,8 @@ def test_the_about_block_and_the_list_open_on_the_history(chromium, views_site):
         history["what"], history
     assert archived["role"] == "archived" and "results-archive/" in archived["what"], archived
     for row, folder in ((history, "results"), (archived, "results-archive")):
-        cpu = recorded_cpu(folder, row["machine"])
+        cpu, unnamed = recorded_cpu(folder, row["machine"])
+        assert ("the other %d name no CPU" % unnamed in row["cpu"]) == bool(unnamed), row
         machine = json.loads((ROOT / folder / row["machine"] / "machine.json").read_text())
         assert "%s family %s model %s, %s" % (cpu["vendor"], cpu["family"], cpu["model"],
                                              cpu["vector"]) in row["cpu"], row

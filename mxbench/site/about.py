@@ -33,19 +33,27 @@ def records_of(machine, root):
             if os.path.isdir(os.path.join(root, folder, machine))]
 
 
-def recorded_cpu(machine, root):
-    """The CPU of a machine's first recording that names one (conditions.jsonl's "cpu":
-    vendor, family, model, vector), from whichever record folder has a log; None if none."""
+def recorded_cpus(machine, root):
+    """(the CPUs the machine's recordings name, each {vendor, family, model, vector,
+    recordings}, most recordings first; how many recordings its conditions logs hold in all:
+    the early ones name no CPU)."""
+    kinds, total = {}, 0
     for folder, _ in RECORDS:
         path = os.path.join(root, folder, machine, CONDITIONS_LOG)
         if not os.path.isfile(path):
             continue
         with open(path, encoding="utf-8") as fh:
             for line in fh:
-                cpu = json.loads(line).get("cpu") if line.strip() else None
+                if not line.strip():
+                    continue
+                total += 1
+                cpu = json.loads(line).get("cpu")
                 if cpu:
-                    return {k: cpu.get(k) for k in ("vendor", "family", "model", "vector")}
-    return None
+                    key = tuple(cpu.get(k) for k in ("vendor", "family", "model", "vector"))
+                    kinds[key] = kinds.get(key, 0) + 1
+    cpus = [dict(zip(("vendor", "family", "model", "vector", "recordings"), key + (n,)))
+            for key, n in sorted(kinds.items(), key=lambda kn: -kn[1])]
+    return cpus, total
 
 
 def _number(text):
@@ -57,9 +65,10 @@ def _number(text):
 
 def machine_entry(name, info, root):
     records = records_of(name, root) or [(None, None)]
+    cpus, recordings = recorded_cpus(name, root)
     return {"name": name, "role": records[0][1], "folders": [f for f, _ in records if f],
             "cpu_name": info.get("cpu"),
-            "cpu": recorded_cpu(name, root), "cores": _number(info.get("num_cpu")),
+            "cpus": cpus, "recordings": recordings, "cores": _number(info.get("num_cpu")),
             "memory_bytes": _number(info.get("ram")), "arch": info.get("arch"),
             "os": info.get("os")}
 

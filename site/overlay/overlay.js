@@ -1082,10 +1082,21 @@
             encodeURIComponent(about.history);
     }
 
+    /* "AMD EPYC: AuthenticAMD family 25 model 17, avx512 (25 of 60 recordings; the others
+       name no CPU)": every kind the conditions logs name, with how many recordings each. */
     function cpu_text(machine) {
-        var cpu = machine.cpu;
-        var recorded = cpu ? cpu.vendor + ' family ' + cpu.family + ' model ' + cpu.model +
-            (cpu.vector ? ', ' + cpu.vector : '') : 'not recorded';
+        var named = 0;
+        var kinds = $.map(machine.cpus || [], function (cpu) {
+            named += cpu.recordings;
+            return cpu.vendor + ' family ' + cpu.family + ' model ' + cpu.model +
+                (cpu.vector ? ', ' + cpu.vector : '') + (machine.cpus.length > 1 ||
+                    named < machine.recordings ? ' (' + cpu.recordings + ' of ' +
+                    machine.recordings + ' recordings)' : '');
+        });
+        var recorded = kinds.length ? kinds.join('; ') : 'not recorded';
+        if (kinds.length && named < machine.recordings) {
+            recorded += '; the other ' + (machine.recordings - named) + ' name no CPU';
+        }
         return (machine.cpu_name ? machine.cpu_name + ': ' : '') + recorded;
     }
 
