@@ -169,8 +169,13 @@ def micro_sign(text):
     return MICROSECONDS.sub("\u00b5s", text)
 
 
+def bar(links):
+    return "<nav>%s</nav>" % "".join('<a href="%s">%s</a>' % (name, html.escape(text))
+                                     for name, text in links)
+
+
 def page(title, body):
-    nav = "".join('<a href="%s">%s</a>' % (name, html.escape(text)) for name, text in bar_links())
+    nav = bar(bar_links())[len("<nav>"):-len("</nav>")]
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title><style>%s"
             "</style></head><body>\n<nav>%s</nav>\n<h1>%s</h1>\n%s\n</body></html>\n"
             % (html.escape(title), STYLE, nav, html.escape(title), tidy_body(body)))
@@ -382,4 +387,22 @@ def add_nav_links(html_dir, pages):
         text = text[:end] + NAV_BEGIN + links + NAV_END + text[end:]
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
+    written = [name for name, _ in pages]
+    for name in written:
+        trim_bar(os.path.join(html_dir, name), written)
     return at >= 0
+
+
+def trim_bar(path, written):
+    """A report page's bar with only the pages this site has (`written`; a site without
+    recorded baselines has no baselines.html to link to)."""
+    if not os.path.isfile(path):
+        return
+    mine = {name for name, _ in PAGE_LINKS[1:]}
+    links = [(n, t) for n, t in bar_links() if n not in mine or n in written]
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    new = re.sub(r"<nav>.*?</nav>", lambda found: bar(links), text, count=1, flags=re.S)
+    if new != text:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(new)
