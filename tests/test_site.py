@@ -52,7 +52,7 @@ except ImportError:  # the browser tests skip (or fail in CI) with what to insta
 
 from tests.conftest import E2E_ATTRS, HISTORY_MACHINE, ROOT, AsvProject
 
-from mxbench.site import SITE_DIR, PublishError, vendor
+from mxbench.site import SITE_DIR, PublishError, pages, vendor
 from mxbench.core.results import BOOT_FIELDS
 
 CHROMIUM = os.environ.get("MXBENCH_CHROMIUM", "/usr/bin/chromium")
@@ -757,7 +757,7 @@ def test_the_committed_site_and_its_report_pages_open_from_disk(chromium):
     page.wait_for("$('.benchmark-container').length > 10", "the grid of the committed site")
     nav = page.evaluate("$('li[id^=\"nav-li-mxbench-\"] a')"
                         ".map(function(){return $(this).attr('href')}).get()")
-    assert nav == list(REPORT_PAGES), nav
+    assert nav == list(REPORT_PAGES) + [pages.ABOUT_LINK[0]], nav
     page.screenshot(ARTIFACTS / "site-committed-index.png")
     for name in REPORT_PAGES:
         page.goto((html / name).as_uri())
@@ -767,7 +767,8 @@ def test_the_committed_site_and_its_report_pages_open_from_disk(chromium):
         raw = re.findall(r"^\|.*\|$|\*\*|^#+ |`", state["text"], re.M)
         assert not raw, (name, raw[:5])
         assert (["index.html", "index.html#summarylist", "index.html#regressions"]
-                + list(REPORT_PAGES) == state["nav"]), (name, state["nav"])
+                + list(REPORT_PAGES) + [pages.ABOUT_LINK[0]] == state["nav"]), (
+                    name, state["nav"])
         assert not re.search(r"[0-9]us\b", state["text"]), (name, "us, not \u00b5s")
         assert all(state["images"]), (name, state["images"])
     page.goto((html / "changes.html").as_uri())

@@ -292,11 +292,12 @@ def top_tables(changes, label_a, label_b, top, counts=None):
     significant = [c for c in changes if c.verdict != "same"]
     column = CountColumn(counts)
     for title, verdict, order in (("Slower", "slower", True), ("Faster", "faster", False)):
-        rows = sorted((c for c in significant if c.verdict == verdict),
-                      key=lambda c: c.ratio, reverse=order)[:top]
+        every = sorted((c for c in significant if c.verdict == verdict),
+                       key=lambda c: c.ratio, reverse=order)
+        rows = every[:top]
         if not rows:
             continue
-        lines += ["**%s** (largest first)" % title, "",
+        lines += ["**%s** (largest first: %d of %d)" % (title, len(rows), len(every)), "",
                   "| benchmark (parameters) | %s | %s | ratio |%s" % (
                       label_a, label_b, column.head),
                   "|---|---:|---:|---:|%s" % column.rule]
@@ -551,19 +552,28 @@ def chart(report, path, top, judge):
                                  math.log2(v.ratio)))
     rows = sorted(rows, key=lambda r: abs(r[1]), reverse=True)[:top]
     rows.reverse()
+    fig = chart_figure(rows)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def chart_figure(rows):
+    """The chart of rows [(label, log2 ratio)], bottom to top, as a matplotlib figure."""
+    import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(11, 0.32 * max(len(rows), 3) + 1.2))
     if rows:
         ax.barh([r[0] for r in rows], [r[1] for r in rows],
                 color=["#c0392b" if r[1] > 0 else "#27ae60" for r in rows])
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_xlabel("log2(new time / old time): right = slower (red), left = faster (green)")
-    ax.set_title("Largest confirmed changes between consecutive MXNet releases (interleaved "
+    # over the figure, not the axes: the long bar labels push the axes right, and a title
+    # centred over them ran past the image's right edge
+    fig.suptitle("Largest confirmed changes between consecutive MXNet releases (interleaved "
                  "confirmation runs)" if rows else "No confirmed change yet: "
                  "python -m mxbench confirm A B measures the candidates again", fontsize=10)
     ax.tick_params(axis="y", labelsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return fig
 
 
 # --- A/A and A/B ------------------------------------------------------------------------------

@@ -161,15 +161,16 @@ def report(logs, cliffs, points, release_of, flavor_of):
                 n["shape"], ratio_text(n["ratio"]) + "x", recorded))
     lines += ["", "## Costliest shapes tried", "",
               "Per entry, the %d shapes with the highest cost per element (every shape tried "
-              "is in the entry's search log)." % COSTLIEST, "",
-              "| entry | shape | dtype | time | elements | cost/element |",
-              "|---|---|---|---:|---:|---:|"]
+              "is in the entry's search log); rank: of how many shapes tried." % COSTLIEST, "",
+              "| entry | rank | shape | dtype | time | elements | cost/element |",
+              "|---|---:|---|---|---:|---:|---:|"]
     for name, log in logs.items():
         tried = sorted((t for t in log["tried"] if t.get("cost_per_element")),
                        key=lambda t: -t["cost_per_element"])
-        lines += ["| %s | %s | %s | %s | %d | %s |" % (
-            name, t["case"], t["dtype"], seconds_text(t["seconds"]), t["elements"],
-            seconds_text(t["cost_per_element"])) for t in tried[:COSTLIEST]]
+        lines += ["| %s | %d of %d | %s | %s | %s | %d | %s |" % (
+            name, n + 1, len(tried), t["case"], t["dtype"], seconds_text(t["seconds"]),
+            t["elements"], seconds_text(t["cost_per_element"]))
+            for n, t in enumerate(tried[:COSTLIEST])]
     return "\n".join(lines) + "\n"
 
 

@@ -144,6 +144,8 @@ def print_attribution(data, base, head, labels, phase, top):
                       model, batch, phase, labels[0], labels[1], milliseconds_text(before), milliseconds_text(after),
                       after / before, predicted * 1e3, (after - before) * 1e3))
             shown, explained = [], 0.0
+            print("the %d layers whose change counts most, of %d" % (min(top, len(deltas)),
+                                                                    len(deltas)))
             for layer, delta in deltas[:top]:
                 explained += delta
                 shown.append([layer["name"], layer["count"], "%+.2f" % (delta * 1e3),

@@ -4,6 +4,9 @@
     vendor.py   the JavaScript/CSS asv loads from CDNs, installed from npm and copied in
     overlay.py  mxbench's overlay: file:// data, default views (its JS/CSS: site/overlay/)
     pages.py    every page mxbench adds (models, baselines) and the front page's links to them
+    page_tidy.py  what every report page gets: contents and anchors, graph links, no repository
+                path a visitor cannot open
+    about.py    the about block's data: the machines, the flavors, when the site was built
     verdict_data.py, change_data.py  confirmations.json, changes.json: the regressions page's
                 and the change page's data
     swap.py     the staging folder beside html_dir, the swap, leftovers of killed publishes

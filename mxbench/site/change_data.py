@@ -59,18 +59,27 @@ def base_revision(values, rev_a, rev_b):
     return max(earlier) if earlier else None
 
 
-def load_noise(root):
-    """{machine: {point: noise}} of reports/noise/*.json (max / min between recordings of one
-    build on that machine)."""
+def noise_tables(root):
+    """{machine: {flavor, python, points: {point: noise}}} of reports/noise/*.json (noise: max /
+    min between recordings of one build of that flavor and Python on that machine)."""
     tables = {}
     folder = os.path.join(root, NOISE_DIR)
     for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
         if name.endswith(".json"):
             with open(os.path.join(folder, name), encoding="utf-8") as fh:
                 data = json.load(fh)
+            python = re.search(r"-py([0-9.]+)-", data.get("env_name", ""))
             tables[data.get("machine", name[:-5])] = {
-                point: entry.get("noise") for point, entry in data.get("points", {}).items()}
+                "flavor": data.get("flavor"), "python": python and python.group(1),
+                "points": {point: entry.get("noise")
+                           for point, entry in sorted(data.get("points", {}).items())
+                           if entry.get("noise")}}
     return tables
+
+
+def load_noise(root):
+    """{machine: {point: noise}} of reports/noise/*.json."""
+    return {machine: table["points"] for machine, table in noise_tables(root).items()}
 
 
 class Counts(object):

@@ -7,6 +7,8 @@
   (the machine with the most results, one A/B variant, only parameter values with data, at most
   MAX_DEFAULT_SERIES series, a log scale where the values drawn span LOG_SCALE_SPAN), set
   through asv's own address parameters;
+- mxbench/about.js (about.py: the about block, the history's machine) and mxbench/noise.js
+  (reports/noise/: each point's noise, the graphs' bands);
 - the overlay's tags in index.html, between OVERLAY_BEGIN and OVERLAY_END.
 """
 import collections
@@ -18,7 +20,9 @@ import re
 import shutil
 import time
 
-from mxbench.site import SITE_DIR, PublishError
+from mxbench.core.project import ROOT
+from mxbench.site import SITE_DIR, PublishError, about, change_data
+from mxbench.site.about import ABOUT_SCRIPT
 from mxbench.site.change_data import CHANGES_FILE
 from mxbench.site.verdict_data import VERDICTS_FILE
 
@@ -106,13 +110,14 @@ def _measured(data, params):
     return count, seen
 
 
-def default_view(benchmark, index, graph_data, max_series=MAX_DEFAULT_SERIES):
+def default_view(benchmark, index, graph_data, max_series=MAX_DEFAULT_SERIES, prefer=None):
     """The default selection of a benchmark page, as asv's address parameters ({key: [values]},
     in order), or None when nothing was measured.
 
     benchmark: index.json's entry; graph_data(params) -> the graph file's data of one entry of
-    index.json's graph_param_list (None: no such file). Rules: the machine with the most
-    measured points, then of the ONE_VALUE_PARAMS the value with the most points; of the other
+    index.json's graph_param_list (None: no such file). Rules: the machine `prefer` (the
+    history's) where it has a measured point, else the one with the most; then of the other
+    ONE_VALUE_PARAMS the value with the most points; of the other
     generic parameters the values with measured points, where that leaves any out; of the
     benchmark's parameters the values with measured points there (device='gpu' goes where no
     GPU point has a value), then, while the series exceed max_series, the last value of the
@@ -139,6 +144,8 @@ def default_view(benchmark, index, graph_data, max_series=MAX_DEFAULT_SERIES):
         for graph_params, count, _ in chosen:
             totals[graph_params.get(key)] = totals.get(graph_params.get(key), 0) + count
         best = max(totals, key=lambda value: totals[value])  # the first of equals
+        if key == "machine" and totals.get(prefer):
+            best = prefer
         chosen = [f for f in chosen if f[0].get(key) == best]
         if key == "machine" or len(values) > 1:
             view[key] = [best]
@@ -194,7 +201,8 @@ def _js_value(value):
 
 def write_overlay_data(html_dir):
     """mxbench/file-data/*.js (every JSON file of the site, grouped as file_data_bundle says)
-    and mxbench/defaults.js (default_view of every benchmark). Returns counts and sizes."""
+    and mxbench/defaults.js (default_view of every benchmark, on the history's machine where
+    it has data: about.js). Returns counts and sizes."""
     from asv.graph import Graph
     from asv.util import sanitize_filename
     with open(os.path.join(html_dir, "index.json"), encoding="utf-8") as fh:
@@ -207,6 +215,8 @@ def write_overlay_data(html_dir):
         by_file["graphs/" + sanitize_filename(name)].append(name)
 
     defaults = collections.OrderedDict()
+    history = write_about_data(html_dir)
+    history_summaries(html_dir, index, history)
     files = size = 0
     for bundle, members in bundles.items():
         content = collections.OrderedDict()
@@ -226,7 +236,8 @@ def write_overlay_data(html_dir):
             def graph_data(graph_params, name=name):
                 path = Graph.get_file_path(graph_params, name).replace(os.sep, "/") + ".json"
                 return content.get(path)
-            view = default_view(index["benchmarks"][name], index, graph_data)
+            view = default_view(index["benchmarks"][name], index, graph_data,
+                                prefer=history)
             if view is not None:
                 defaults[name] = view
     # Benchmarks without a single measured value (no graphs/summary/<name>.json): the grid
@@ -244,6 +255,59 @@ def write_overlay_data(html_dir):
             "default_views": len(defaults), "defaults_bytes": len(text)}
 
 
+# --- the about block's data, the graphs' noise bands ----------------------------------------------
+NOISE_SCRIPT = "noise.js"
+
+
+def write_about_data(html_dir, root=ROOT):
+    """mxbench/about.js (about.about_data: the machines, flavors, build time) and
+    mxbench/noise.js (each noise table of reports/noise/ whose machine is on the site: its
+    flavor, Python and every point's noise). Returns the history's machine."""
+    data = about.about_data(html_dir, root)
+    on_site = {m["name"] for m in data["machines"]}
+    noise = collections.OrderedDict()
+    for machine, table in sorted(change_data.noise_tables(root).items()):
+        if machine in on_site:
+            noise[machine] = table
+    for name, variable, value in ((ABOUT_SCRIPT, "MXBENCH_ABOUT", data),
+                                  (NOISE_SCRIPT, "MXBENCH_NOISE", noise)):
+        with open(os.path.join(html_dir, OVERLAY, name), "w", encoding="ascii") as fh:
+            fh.write("/* python -m mxbench publish (mxbench/site/overlay.py:write_about_data; "
+                     "site/overlay/overlay.js shows it) */\nwindow.%s = %s;\n"
+                     % (variable, _js_value(value)))
+    return data["history"]
+
+
+def history_summaries(html_dir, index, machine):
+    """The grid's little graphs (graphs/summary/<benchmark>.json) of the history's machine
+    alone, asv's own summary (make_summary_graph) of its graph files, where it has any: asv's
+    summed every machine's into one line. Returns how many were written."""
+    from asv.graph import Graph, make_summary_graph
+    from asv.util import sanitize_filename
+    if machine is None:
+        return 0
+    own = [p for p in index["graph_param_list"] if p.get("machine") == machine]
+    written = 0
+    for name in sorted(index.get("benchmarks", {})):
+        summary = os.path.join(html_dir, "graphs", "summary", sanitize_filename(name) + ".json")
+        if not os.path.exists(summary):
+            continue
+        graphs = []
+        for params in own:
+            path = os.path.join(html_dir, Graph.get_file_path(params, name) + ".json")
+            if os.path.exists(path):
+                graph = Graph(name, params)
+                with open(path, encoding="utf-8") as fh:
+                    for point in json.load(fh):
+                        graph.add_data_point(point[0], point[1])
+                graphs.append(graph)
+        graphs = [g for g in graphs if g.get_data()]
+        if graphs:
+            make_summary_graph(graphs).save(html_dir)
+            written += 1
+    return written
+
+
 def inject_overlay(text):
     """index.html with the overlay's <link>/<script> tags before </head> (an earlier copy of
     them removed first, so that localizing a site twice gives the same page)."""
@@ -259,6 +323,8 @@ def inject_overlay(text):
         OVERLAY_BEGIN,
         '<link href="%s/overlay.css" rel="stylesheet" type="text/css"/>' % OVERLAY,
         '<script type="text/javascript" src="%s/defaults.js"></script>' % OVERLAY,
+        '<script type="text/javascript" src="%s/%s"></script>' % (OVERLAY, ABOUT_SCRIPT),
+        '<script type="text/javascript" src="%s/%s"></script>' % (OVERLAY, NOISE_SCRIPT),
         '<script type="text/javascript" src="%s/overlay.js"></script>' % OVERLAY,
         OVERLAY_END))
     return text[:line] + block + text[line:]

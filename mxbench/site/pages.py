@@ -24,7 +24,8 @@ from env_matrix.matrix import MatrixError
 
 from mxbench.core import project as project_model
 from mxbench.core.formatting import ratio_text, seconds_text
-from mxbench.site import change_data
+from mxbench.site import change_data, page_tidy
+from mxbench.site.page_tidy import graph_link
 
 MODELS_PAGE = "models.html"
 CHANGES_PAGE = "changes.html"
@@ -49,7 +50,8 @@ STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1400px}table{border-c
          "margin:0.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}"
          "td.num{text-align:right}nav a{margin-right:1.5em}.bar{display:inline-block;height:10px}"
          ".slow{background:#d62728}.fast{background:#2ca02c}img{max-width:100%}"
-         "code{font-size:12px}")
+         "code{font-size:12px}.contents ul{columns:3;font-size:13px}.contents li.level-3"
+         "{margin-left:1.2em}")
 # The pages in asv's navigation bar: (page, title), after asv's own entries.
 NAV_BEGIN = "<!-- mxbench publish pages -->"
 NAV_END = "<!-- /mxbench publish pages -->"
@@ -150,9 +152,13 @@ ASV_PAGE_LINKS = (("index.html#summarylist", "Benchmark list"),
                   ("index.html#regressions", "Regressions"))
 
 
+# The about block (site/overlay/overlay.js, section 11): the machines, flavors, the build.
+ABOUT_LINK = ("index.html#about", "About")
+
+
 def bar_links():
     """[(address, title)] of every page of the site, in each report page's bar."""
-    return list(PAGE_LINKS[:1]) + list(ASV_PAGE_LINKS) + list(PAGE_LINKS[1:])
+    return list(PAGE_LINKS[:1]) + list(ASV_PAGE_LINKS) + list(PAGE_LINKS[1:]) + [ABOUT_LINK]
 
 
 MICROSECONDS = re.compile(r"(?<=[0-9])us\b")
@@ -163,18 +169,23 @@ def micro_sign(text):
     return MICROSECONDS.sub("\u00b5s", text)
 
 
+def bar(links):
+    return "<nav>%s</nav>" % "".join('<a href="%s">%s</a>' % (name, html.escape(text))
+                                     for name, text in links)
+
+
 def page(title, body):
-    nav = "".join('<a href="%s">%s</a>' % (name, html.escape(text)) for name, text in bar_links())
+    nav = bar(bar_links())[len("<nav>"):-len("</nav>")]
     return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title><style>%s"
             "</style></head><body>\n<nav>%s</nav>\n<h1>%s</h1>\n%s\n</body></html>\n"
-            % (html.escape(title), STYLE, nav, html.escape(title), micro_sign(body)))
+            % (html.escape(title), STYLE, nav, html.escape(title), tidy_body(body)))
 
 
-def graph_link(benchmark, text=None, code=False):
-    """A link to one benchmark's graph page of the site."""
-    text = html.escape(text or benchmark)
-    return '<a href="index.html#%s">%s</a>' % (html.escape(benchmark, quote=True),
-                                              "<code>%s</code>" % text if code else text)
+def tidy_body(body):
+    """A report page's body as the site shows it: µs, no link a visitor cannot follow, anchors
+    and a contents list on a long page (page_tidy)."""
+    return page_tidy.add_contents(page_tidy.repository_links(micro_sign(body),
+                                                             page_tidy.repository_url()))
 
 
 # A benchmark point as the reports name it, rendered: <code>bench_x.Class.method(...)</code>
@@ -265,6 +276,8 @@ def write_coverage_page(html_dir, log=print):
         text = render_markdown(coverage.format_markdown(coverage.coverage(), "all"))
     except ImportError as exc:  # a tool environment without MXNet: the page says so
         text = "<p>Not available: mxnet does not import here (%s).</p>" % html.escape(str(exc))
+    # each catalogue entry named in the detail column links to its graph
+    text = page_tidy.link_entries_in_cells(text, page_tidy.site_benchmarks(html_dir), 2)
     body = ("<p>The operators MXNet registers against the catalogue's entries "
             "(<code>python -m mxbench coverage --format markdown</code>; docs/catalogue.md): "
             "covered by an entry, through an alias, excluded with the reason, or missing. "
@@ -344,6 +357,8 @@ def write_cliffs_page(config, html_dir, log=print, search_dir=None, cliffs_file=
     found = read_cliffs(cliffs_file or CLIFFS_FILE)
     text = cliffs.report(logs, found, *cliffs.recorded_points(project))
     body = render_markdown("\n".join(text.splitlines()[1:]))  # the page's h1 is its title
+    body = page_tidy.link_entries_in_cells(body, page_tidy.site_benchmarks(html_dir), 0,
+                                           ("bench_cliffs", "bench_operators"))
     path = write_page(html_dir, CLIFFS_PAGE, "Performance cliffs", body)
     log("cliffs page: %s (%d entries searched, %d cliffs)" % (path, len(logs), len(found)))
     return path
@@ -353,7 +368,7 @@ def write_cliffs_page(config, html_dir, log=print, search_dir=None, cliffs_file=
 def nav_links(pages):
     """asv's navigation bar entries of the pages [(file, title)]."""
     return "".join('<li id="nav-li-mxbench-%s"><a href="%s">%s</a></li>'
-                   % (os.path.splitext(name)[0], name, html.escape(title))
+                   % (os.path.splitext(name.split("#")[-1])[0], name, html.escape(title))
                    for name, title in pages)
 
 
@@ -368,7 +383,26 @@ def add_nav_links(html_dir, pages):
     at = text.find(NAV_ANCHOR)
     if pages and at >= 0:
         end = text.index("</li>", at) + len("</li>")
-        text = text[:end] + NAV_BEGIN + nav_links(pages) + NAV_END + text[end:]
+        links = nav_links(list(pages) + [ABOUT_LINK])
+        text = text[:end] + NAV_BEGIN + links + NAV_END + text[end:]
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
+    written = [name for name, _ in pages]
+    for name in written:
+        trim_bar(os.path.join(html_dir, name), written)
     return at >= 0
+
+
+def trim_bar(path, written):
+    """A report page's bar with only the pages this site has (`written`; a site without
+    recorded baselines has no baselines.html to link to)."""
+    if not os.path.isfile(path):
+        return
+    mine = {name for name, _ in PAGE_LINKS[1:]}
+    links = [(n, t) for n, t in bar_links() if n not in mine or n in written]
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    new = re.sub(r"<nav>.*?</nav>", lambda found: bar(links), text, count=1, flags=re.S)
+    if new != text:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(new)
