@@ -173,6 +173,15 @@ def test_a_corrupt_file_is_named_and_nothing_is_rewritten(archive_copy):
     assert before == dict((p, open(p, "rb").read()) for p in archive_copy.files())
 
 
+@pytest.mark.parametrize("folder", ["results", "results-cpu-kinds"])
+def test_the_committed_cpu_records_hold_no_gpu_skips(folder):
+    """Migrated once (python -m mxbench --results FOLDER drop-gpu-skips), written without
+    them since."""
+    for path in results.Store(ROOT / folder).files():
+        data = results.read_result_file(path)
+        assert results.without_gpu_skips(data) is data, path
+
+
 # --- asv itself -----------------------------------------------------------------------------------
 def compare_lines(project, machine):
     proc = project.run("compare", *RELEASES, "--machine", machine)
