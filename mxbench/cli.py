@@ -7,6 +7,7 @@
     compare    asv compare of two recorded releases, per flavor
     find       bisect a change along the ladder for one flavor
     merge      fold other machines' results (CI artifacts) into results/
+    drop-gpu-skips  rewrite results/ without CPU environments' all-skipped gpu points (once)
     ci-matrix  the CI workflow's (release, flavor) jobs, as JSON
     changes    significant differences: releases, between, lineage, aa, ab
     noise      each point's noise from A/A recordings of one release (reports/noise/)
@@ -39,8 +40,8 @@ from env_matrix.matrix import MatrixError
 
 from mxbench.asvrun import conditions
 from mxbench.asvrun import runner as asvtools
-from mxbench.commands import (check, ci_matrix, compare, confirm, find, matrix, merge, run,
-                              selection, setup)
+from mxbench.commands import (check, ci_matrix, compare, confirm, drop_gpu_skips, find, matrix,
+                              merge, run, selection, setup)
 from mxbench.core import arguments, errors
 from mxbench.core import project as project_model
 from mxbench.core.results import ResultsProblem
@@ -55,7 +56,7 @@ USER_ERRORS = (errors.UserError, MatrixError, CliffsFileError, CrashDataError)
 
 # The commands, in the order `--help` lists them: each module adds its parser and sets
 # func (and takes_asv_args / needs_project where they differ from the defaults below).
-COMMANDS = (setup, run, check, confirm, compare, find, merge, ci_matrix,
+COMMANDS = (setup, run, check, confirm, compare, find, merge, drop_gpu_skips, ci_matrix,
             changes, noise, export, cost, coverage, models, baselines, cliffs, selection,
             matrix, publish, adhoc, search, dispatch)
 

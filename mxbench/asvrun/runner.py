@@ -464,8 +464,10 @@ class Staging(object):
         os.makedirs(start)
         for path in self.store.files(self.machine):
             if os.path.basename(path).startswith(prefixes):
-                shutil.copy2(path, os.path.join(target, os.path.basename(path)))
-                shutil.copy2(path, os.path.join(start, os.path.basename(path)))
+                # asv sees the file as it wrote it: with a CPU environment's 'gpu' skips
+                staged = os.path.join(target, os.path.basename(path))
+                results.copy_for_asv(path, staged)
+                shutil.copy2(staged, os.path.join(start, os.path.basename(path)))
         for name in (results.BENCHMARKS_FILE,):
             path = os.path.join(self.store.results_dir, name)
             if os.path.exists(path):

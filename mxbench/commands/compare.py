@@ -121,7 +121,8 @@ def print_confirmations(project, machine, base, head, flavor, factor=1.2, shown=
 class GpuRowFilter(object):
     """Leaves out asv compare's rows of GPU parameter points in a CPU flavor's comparison:
     every benchmark class carries a device parameter, and on a CPU build its GPU points can
-    only skip (n/a)."""
+    only skip (n/a). The store writes CPU files without them (results.without_gpu_skips):
+    the rows left out are those of files recorded before (results-archive/, experiments/)."""
 
     def __init__(self, device):
         self.device = device

@@ -543,8 +543,137 @@ def merge_result_file(staged, recorded, base=None, stamp=None):
     new.update(stamp or {})
     if os.path.exists(recorded):
         new = merge_result_data(read_result_file(recorded), new, base)
-    write_json_atomic(recorded, new, compact=True)
+    write_json_atomic(recorded, without_gpu_skips(new), compact=True)
     return True
+
+
+# --- a CPU environment's GPU points -----------------------------------------------------------
+# Every benchmark class has a device axis ['cpu', 'gpu'] (its `DEVICES`); on a CPU build the
+# 'gpu' points can only skip (n/a), and they made half of each CPU result file and of plain
+# `asv compare`'s rows. The store writes a CPU environment's file without the 'gpu' value of
+# a row whose every 'gpu' point skipped (NaN); one that holds a measurement or a failure
+# (None) stays. asv reads a row by its own params, so it never shows the dropped points.
+FLAVOR_VARIABLE = "MXNET_FLAVOR"  # the matrix's variable, in a result file's env_vars
+CPU_FLAVOR_PREFIX = "cpu-"
+DEVICE_VALUES = ("'cpu'", "'gpu'")  # the device axis's values, as asv writes them
+GPU_VALUE = "'gpu'"
+
+
+def cpu_environment(data):
+    """Was the result file's data recorded in a CPU flavor's environment?"""
+    flavor = data.get("env_vars", {}).get(FLAVOR_VARIABLE)
+    return isinstance(flavor, str) and flavor.startswith(CPU_FLAVOR_PREFIX)
+
+
+def device_axis(params):
+    """The index of a row's device axis (the first axis holding 'cpu' or 'gpu'), or None."""
+    for i, values in enumerate(params or []):
+        if any(v in DEVICE_VALUES for v in values):
+            return i
+    return None
+
+
+def _reshaped(row, params, source, filler):
+    """`row` (a dict of COLUMNS) over `params`: per point, the row's entry at source[i],
+    filler(column) where source[i] is None; a column recorded as null stays null."""
+    out = dict(row, params=params)
+    for column in PER_POINT:
+        if row.get(column) is None:
+            continue
+        out[column] = [filler(column) if j is None else row[column][j] for j in source]
+        if column != "result" and all(v is None for v in out[column]):
+            out[column] = None  # as asv writes a column without entries
+    return out
+
+
+def row_without_gpu_skips(row):
+    """One benchmark's row (a dict of COLUMNS) without its device axis's 'gpu' value where
+    every 'gpu' point skipped; the row itself (the same object) otherwise."""
+    params, axis = row.get("params"), device_axis(row.get("params"))
+    if axis is None or GPU_VALUE not in params[axis] or len(params[axis]) < 2 \
+            or row.get("result") is None:  # null: the whole benchmark failed
+        return row
+    combos = row_points(params)
+    if not all(skipped(v) for combo, v in zip(combos, row["result"]) if combo[axis] == GPU_VALUE):
+        return row
+    kept = [i for i, combo in enumerate(combos) if combo[axis] != GPU_VALUE]
+    slim = [list(v) if i != axis else [x for x in v if x != GPU_VALUE]
+            for i, v in enumerate(params)]
+    return _reshaped(row, slim, kept, None)
+
+
+def row_with_gpu_skips(row):
+    """row_without_gpu_skips undone: the device axis gets its 'gpu' value back, every point
+    of it skipped (NaN), as asv recorded it. For asv's eyes (a staging copy): asv keeps the
+    points a run does not measure from the benchmark's declared grid, and a point missing
+    from the row would come back as a failure (None)."""
+    params, axis = row.get("params"), device_axis(row.get("params"))
+    if axis is None or GPU_VALUE in params[axis] or row.get("result") is None:
+        return row
+    full = [list(v) + ([GPU_VALUE] if i == axis else []) for i, v in enumerate(params)]
+    index = dict((combo, i) for i, combo in enumerate(row_points(params)))
+    source = [index.get(combo) for combo in row_points(full)]
+    return _reshaped(row, full, source, lambda column: math.nan if column == "result" else None)
+
+
+def _rows_mapped(data, row_rule):
+    """`data` with row_rule applied to each row of a CPU environment's file; `data` itself
+    (the same object) when no row changes. Unchanged rows keep their lists as they were."""
+    if not cpu_environment(data):
+        return data
+    columns = data["result_columns"]
+    rows, changed = {}, False
+    for name, row in data["results"].items():
+        values = _row_dict(row, columns)
+        mapped = row_rule(values)
+        changed = changed or mapped is not values
+        rows[name] = row if mapped is values and columns == list(COLUMNS) else _row_list(mapped)
+    if not changed:
+        return data
+    return dict(data, results=rows, result_columns=list(COLUMNS))
+
+
+def without_gpu_skips(data):
+    """A result file's data as the store writes it: a CPU environment's rows without their
+    all-skipped 'gpu' points (row_without_gpu_skips); `data` itself when there are none."""
+    return _rows_mapped(data, row_without_gpu_skips)
+
+
+def with_gpu_skips(data):
+    """A CPU environment's data with the 'gpu' skips back (row_with_gpu_skips): what asv
+    recorded, for a staging copy asv reads and adds to."""
+    return _rows_mapped(data, row_with_gpu_skips)
+
+
+def copy_for_asv(src, dst):
+    """A result file copied for asv to read and add to (a staging): a CPU environment's with
+    its 'gpu' skips back (with_gpu_skips), any other one byte for byte."""
+    data = read_result_file(src)
+    full = with_gpu_skips(data)
+    if full is data:
+        shutil.copy2(src, dst)
+    else:
+        write_json_atomic(dst, full, compact=True)
+
+
+def drop_gpu_skips(store):
+    """Rewrite every result file of `store` as the store now writes it (without_gpu_skips),
+    after validating them all (a bad file: ResultsProblem, nothing is written). Returns
+    [(path, points dropped)] of the files rewritten; the others are left as they are."""
+    store.require_valid()
+    rewritten = []
+    for path in store.files():
+        data = read_result_file(path)
+        slim = without_gpu_skips(data)
+        if slim is not data:
+            write_json_atomic(path, slim, compact=True)
+            rewritten.append((path, _point_total(data) - _point_total(slim)))
+    return rewritten
+
+
+def _point_total(data):
+    return sum(point_count(dict(zip(data["result_columns"], row))["params"])
+               for row in data["results"].values())
 
 
 def read_conditions_log(path):
