@@ -1334,6 +1334,8 @@
                     return grid_box(bench, observer)[0];
                 }));
                 setTimeout(function () { add_slice(n + 1); }, 0);
+            } else {
+                display.attr('data-mxbench-grid', 'built');  /* every box is there (tests) */
             }
         }
         add_slice(0);
