@@ -328,6 +328,15 @@ def assert_all_from_disk(page, html, since):
     return requests
 
 
+def assert_all_served(page, base, since):
+    """Every request after the first `since` was one to the server at `base`; no new
+    JavaScript error."""
+    outside = [u for u in page.requests[since[0]:]
+               if not (u.startswith(base) or u.startswith(("data:", "about:")))]
+    assert not outside, "the site requested resources outside the local server: %s" % outside
+    assert not page.errors[since[1]:], "JavaScript errors: %s" % page.errors[since[1]:]
+
+
 def log_position(page):
     """(requests, errors) seen so far: what a later check starts from."""
     return len(page.requests), len(page.errors)
@@ -822,7 +831,7 @@ def test_the_grid_loads_under_a_megabyte_and_draws_at_once(chromium, history_sit
             if url.startswith("http"):
                 weight = sum(size for _, size in sent[first:])
                 assert not [p for p, _ in sent[first:] if ".json" in p], sent[first:]
-                assert_all_local(page)
+                assert_all_served(page, base, since)
             else:
                 weight = file_bytes(html, requests)
                 assert_all_from_disk(page, html, since)
@@ -862,7 +871,7 @@ def test_a_graph_page_draws_from_its_script_and_shows_the_code(chromium, history
         assert [u.rsplit("/", 1)[1] for u in scripts] == [DEFAULT_VIEW_BENCH + ".js"], scripts
         assert not [u for u in requests if ".json" in u], requests
         if url.startswith("http"):
-            assert_all_local(page)
+            assert_all_served(page, base, since)
         else:
             assert_all_from_disk(page, html, since)
     page.screenshot(ARTIFACTS / "site-graph-code.png")

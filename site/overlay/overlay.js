@@ -1271,14 +1271,18 @@
     var grid_built = false;
     var GRID_SLICE = 120;  /* boxes built at a time: the first screen holds fewer */
 
-    function grid_box(bench, observer) {
+    function grid_box(bench, observer, no_data) {
         var box = $('<a class="btn benchmark-container"/>').attr('href', '#' + bench.name);
         var plot = $('<div class="benchmark-plot"/>').attr('id', 'summarygrid-' + bench.name);
         /* HTML, as asv writes it: publish escaped pretty_name (mxbench/site/shown_text.py) */
         box.append($('<div class="benchmark-text"/>').attr('title', bench.name).html(
             bench.pretty_name || bench.name.slice(bench.name.indexOf('.') + 1)), plot);
         plot.data('mxbench-benchmark', bench.name);
-        observer.observe(plot[0]);
+        if (no_data[bench.name]) {
+            box.addClass('mxbench-no-data');  /* as tidy_grid marks it, before it is shown */
+        } else {
+            observer.observe(plot[0]);
+        }
         return box;
     }
 
@@ -1317,6 +1321,8 @@
                 }
             });
         });
+        var no_data = {};
+        $.each(window.MXBENCH_NO_DATA || [], function (i, name) { no_data[name] = true; });
         var slices = [];  /* [section, its benchmarks from GRID_SLICE * n] */
         $.each(grid_sections(), function (i, section) {
             for (var n = 0; n < section[1].length; n += GRID_SLICE) {
@@ -1331,10 +1337,11 @@
                         .append($('<h1/>').text(slices[n][0])).appendTo(display);
                 }
                 group.append($.map(slices[n][1], function (bench) {
-                    return grid_box(bench, observer)[0];
+                    return grid_box(bench, observer, no_data)[0];
                 }));
                 setTimeout(function () { add_slice(n + 1); }, 0);
             } else {
+                tidy_grid();  /* the sections with no box left (their boxes came later) */
                 display.attr('data-mxbench-grid', 'built');  /* every box is there (tests) */
             }
         }
