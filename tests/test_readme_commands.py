@@ -127,7 +127,6 @@ def published_site(result, copy):
     assert not re.search(r"<script[^>]+src=\"https?://", index), "index.html loads a CDN script"
 
 
-
 def files_written(*names):
     def check(result, copy):
         for name in names:
