@@ -41,12 +41,11 @@ from env_matrix.matrix import MatrixError
 from mxbench.asvrun import conditions
 from mxbench.asvrun import runner as asvtools
 from mxbench.commands import (check, ci_matrix, compare, confirm, drop_gpu_skips, find, matrix,
-                              merge, run, selection, setup)
+                              merge, publish, run, selection, setup)
 from mxbench.core import arguments, errors
 from mxbench.core import project as project_model
 from mxbench.core.results import ResultsProblem
 from mxbench.inside import adhoc, dispatch, search
-from mxbench.site import publish
 from mxbench.reports import (baselines, changes, cliffs, cost, coverage, export, models,
                              noise)
 

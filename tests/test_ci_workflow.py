@@ -31,6 +31,8 @@ import yaml
 
 from tests.conftest import REAL_CACHE, ROOT
 
+from mxbench.site import file_data
+
 WORKFLOW = Path(os.environ.get("MXBENCH_REHEARSAL_WORKFLOW")
                 or ROOT / ".github" / "workflows" / "matrix.yml")
 OWN_WORKFLOW = ROOT / ".github" / "workflows" / "matrix.yml"
@@ -318,7 +320,8 @@ def test_a_cpu_job_and_the_merge_keep_the_history_and_add_the_new_machine(tmp_pa
     assert "No two measured releases" not in report
     assert len(report.splitlines()) >= 0.9 * len(old_report.splitlines())
     # The site deployed is that of the pushed commit, and shows both machines.
-    index = json.loads((rehearsal.pages / "index.json").read_text())
+    index = file_data.read_site_json(str(rehearsal.pages), "index.json")
     assert {history, machine} <= set(index["params"]["machine"])
-    assert json.loads(origin_file(rehearsal, "html/index.json"))["params"]["machine"] == \
-        index["params"]["machine"]
+    pushed = file_data.unpack("index.json", json.loads(file_data.SCRIPT_RE.search(
+        origin_file(rehearsal, "html/%s/index.js" % file_data.FILE_DATA)).group(1))["index.json"])
+    assert pushed["params"]["machine"] == index["params"]["machine"]

@@ -5,6 +5,7 @@ it was, byte for byte, and no staging folder behind.
 Real asv publish over a small project: the release ladder (generated), results/benchmarks.json
 and two real result files of results/<the history machine> with its machine.json.
 """
+import functools
 import hashlib
 import json
 import os
@@ -19,7 +20,7 @@ import pytest
 from tests.conftest import HISTORY_MACHINE, ROOT, AsvProject
 
 from mxbench.asvrun import runner as asvtools
-from mxbench.site import SITE_DIR, overlay, swap, vendor
+from mxbench.site import SITE_DIR, file_data, overlay, swap, vendor
 
 MACHINE = HISTORY_MACHINE
 GOOD_FILES = (
@@ -94,7 +95,7 @@ def project(tmp_path_factory):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
     assert (project.html_dir / "index.html").is_file()
     assert (project.html_dir / "vendor" / "manifest.json").is_file()
-    index = json.loads((project.html_dir / "index.json").read_text())
+    index = file_data.read_site_json(str(project.html_dir), "index.json")
     assert {"1.0.0.post4", "1.5.1.post0"} <= set(index["tags"])
     assert leftovers(project.html_dir) == []
     return project
@@ -251,7 +252,8 @@ def test_html_dir_given_to_asv_publish_is_the_target(project, tmp_path):
     target = tmp_path / "other-html"
     proc = run_publish("--", "--html-dir", str(target), config=project.conf_path)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
-    assert (target / "index.json").is_file() and (target / "vendor" / "manifest.json").is_file()
+    assert (target / "mxbench" / "file-data" / "index.js").is_file()
+    assert (target / "vendor" / "manifest.json").is_file()
     assert snapshot(project.html_dir) == before
     assert leftovers(target) == []
 
@@ -305,35 +307,29 @@ def test_swap_in_puts_the_old_site_back_when_the_new_one_cannot_move_in(tmp_path
     assert sorted(os.listdir(str(tmp_path))) == ["html"]
 
 
-# --- the overlay: file:// data and default views ----------------------------------------------
-def read_script_json(path, start):
-    """The JSON argument of a generated script: what follows `start` up to the final ");"
-    (or ";")."""
-    text = path.read_text()
-    body = text[text.index(start) + len(start):].rstrip()
-    return json.loads(body[:-2] if body.endswith(");") else body[:-1])
-
-
-def test_file_data_holds_every_json_file_of_the_site(project):
-    """Every JSON file asv's pages fetch is in exactly one mxbench/file-data/*.js, the one
-    file_data_bundle names (overlay.js looks there), with the same content."""
+# --- the overlay: the data scripts and default views --------------------------------------------
+def test_the_site_keeps_its_data_only_as_scripts(project):
+    """No JSON copy of the data is left (the overlay answers every request from
+    mxbench/file-data/*.js), each script holds what file_data.bundle_of puts there, and the
+    overlay's tags are in index.html once."""
     html = project.html_dir
+    left = [p.relative_to(html).as_posix() for p in html.rglob("*.json")]
+    assert left == ["vendor/manifest.json"], left
+    assert not (html / "graphs").exists()
     data_dir = html / "mxbench" / "file-data"
-    found = {}
+    index = file_data.read_site_json(str(html), "index.json")
+    positions = file_data.benchmark_positions(index)
+    found = set()
     for script in sorted(data_dir.rglob("*.js")):
         bundle = script.relative_to(data_dir).as_posix()[:-len(".js")]
-        for path, data in read_script_json(script, "mxbenchFileData(").items():
-            assert overlay.file_data_bundle(path) == bundle, (path, bundle)
+        for path in file_data.read_script(str(script)):
+            assert file_data.bundle_of(path, positions) == bundle, (path, bundle)
             assert path not in found, path
-            found[path] = data
-    expected = {p.relative_to(html).as_posix(): p for p in html.rglob("*.json")
-                if p.relative_to(html).parts[0] not in ("vendor", "mxbench")}
-    assert {"info.json", "index.json", "regressions.json", "confirmations.json",
-            "changes.json"} <= set(expected)
-    assert set(found) == set(expected)
-    for path, full in expected.items():
-        assert found[path] == json.loads(full.read_text()), path
-
+            found.add(path)
+    assert {"info.json", "index.json", "confirmations.json", "changes.json"} <= found
+    assert {file_data.BENCHMARK_ENTRY + name for name in index["benchmarks"]} <= found
+    assert [p for p in found if p.startswith("graphs/summary/")]
+    assert [p for p in found if p.endswith("/summary.json") and "/summary/" not in p]
     page = (html / "index.html").read_text()
     for tag in ('href="mxbench/overlay.css"', 'src="mxbench/defaults.js"',
                 'src="mxbench/overlay.js"'):
@@ -342,13 +338,55 @@ def test_file_data_holds_every_json_file_of_the_site(project):
     assert overlay.inject_overlay(page) == page  # localizing again adds nothing
 
 
+def test_the_scripts_give_back_every_json_file_asv_wrote(project, tmp_path):
+    """asv publish's own output made into scripts (the overlay step of `mxbench publish`, and
+    --vendor-only on a site that still has its JSON): each file read back from its script is
+    the file asv wrote (index.json: what the pages read of each benchmark; the code in the
+    benchmark's graph script), and the JSON is gone."""
+    scratch = tmp_path / "asv-html"
+    plain = project.run("publish", "--html-dir", str(scratch))
+    assert plain.returncode == 0, plain.stdout[-3000:]
+    written = {p.relative_to(scratch).as_posix(): json.loads(p.read_text())
+               for p in scratch.rglob("*.json")}
+    assert len([p for p in written if p.startswith("graphs/")]) > 100
+    (scratch / "changes.json").write_text(json.dumps(
+        {"fields": ["point", "machine", "params", "before"],
+         "changes": [["a.b(1)", "box", {"x": "1"}, 1.5], ["a.b(2)", "box", {"x": "1"}, None],
+                     ["a.c", "box", {"x": "2"}, 2.0]]}))
+    written["changes.json"] = json.loads((scratch / "changes.json").read_text())
+    stats = overlay.add_overlay(str(scratch), log=print)
+    assert stats["dropped"] == len(written) and not list(scratch.rglob("*.json"))
+    for path, data in written.items():
+        back = file_data.read_site_json(str(scratch), path)
+        if path == "regressions.json":
+            assert back is None  # no page reads it
+        elif path == "index.json":
+            for name, bench in data["benchmarks"].items():
+                assert back["benchmarks"][name] == {k: bench[k] for k in bench if k in (
+                    ("name",) + file_data.BENCHMARK_FIELDS)}, name
+                assert file_data.benchmark_entry(str(scratch), name)["code"] == bench["code"]
+            assert list(back["benchmarks"]) == list(data["benchmarks"])
+            assert {k: v for k, v in back.items() if k != "benchmarks"} == \
+                {k: v for k, v in data.items() if k != "benchmarks"}
+        else:
+            assert back == data, path
+    # a site without its JSON keeps its scripts: --vendor-only leaves them as they are
+    before = {p: p.read_bytes() for p in (scratch / "mxbench" / "file-data").rglob("*.js")}
+    assert overlay.add_overlay(str(scratch), log=print) == {"seconds": pytest.approx(0, abs=5)}
+    assert {p: p.read_bytes() for p in (scratch / "mxbench" / "file-data").rglob("*.js")} == \
+        before
+
+
 def test_published_default_views(project):
-    """mxbench/defaults.js of the small project (one machine, CPU results): a view for every
-    benchmark with a measured point, device='gpu' left out where the benchmark has it."""
-    html = project.html_dir
-    defaults = read_script_json(html / "mxbench" / "defaults.js", "window.MXBENCH_DEFAULTS = ")
-    index = json.loads((html / "index.json").read_text())
-    assert defaults and set(defaults) <= set(index["benchmarks"])
+    """The default views in the graph scripts of the small project (one machine, CPU
+    results): a view for every benchmark with a measured point, device='gpu' left out where
+    the benchmark has it."""
+    html = str(project.html_dir)
+    index = file_data.read_site_json(html, "index.json")
+    defaults = {name: file_data.benchmark_entry(html, name)["view"]
+                for name in index["benchmarks"]}
+    defaults = {name: view for name, view in defaults.items() if view is not None}
+    assert defaults
     with_device = 0
     for name, view in defaults.items():
         assert view["machine"] == [MACHINE], view
@@ -441,17 +479,44 @@ def test_default_view_opens_on_a_log_scale_where_the_drawn_values_span_a_decade(
 
 
 def test_file_data_bundle_names():
-    assert overlay.file_data_bundle("info.json") == "index"
-    assert overlay.file_data_bundle("index.json") == "index"
-    assert overlay.file_data_bundle("regressions.json") == "regressions"
-    assert overlay.file_data_bundle("confirmations.json") == "changes"
-    assert overlay.file_data_bundle("changes.json") == "changes"
-    assert overlay.file_data_bundle("graphs/summary/bench_a.f.json") == "summaries"
-    assert overlay.file_data_bundle("graphs/arch-x/machine-m/bench_a.f.json") == "graphs/bench_a.f"
-    assert overlay.file_data_bundle("graphs/arch-x/machine-m/summary.json") == \
-        "graphs/arch-x/machine-m/summary"
+    positions = {"bench_a.f": 0, "bench_z.g": file_data.SUMMARY_CHUNK * 2 + 1}
+    bundle_of = functools.partial(file_data.bundle_of, positions=positions)
+    assert bundle_of("info.json") == "index"
+    assert bundle_of("index.json") == "index"
+    assert bundle_of("regressions.json") is None
+    assert bundle_of("confirmations.json") == "confirmations"
+    assert bundle_of("changes.json") == "changes"
+    assert bundle_of("graphs/summary/bench_a.f.json") == "summaries/0"
+    assert bundle_of("graphs/summary/bench_z.g.json") == "summaries/2"
+    assert bundle_of("graphs/arch-x/machine-m/bench_a.f.json") == "graphs/bench_a.f"
+    assert bundle_of(file_data.BENCHMARK_ENTRY + "bench_a.f") == "graphs/bench_a.f"
+    assert bundle_of("graphs/arch-x/machine-m/summary.json") == "graphs/arch-x/machine-m/summary"
     with pytest.raises(ValueError):
-        overlay.file_data_bundle("regressions.xml")
+        bundle_of("regressions.xml")
+
+
+def test_packed_tables_unpack_to_the_same_rows():
+    """The list view's tables and changes.json: the repeated text of a column once."""
+    index = {"benchmarks": {"a.b": {"params": [["1", "2"], ["'x'", "'y'"]]}, "a.c": {}}}
+    rows = [{"name": "a.b", "idx": n % 4, "pretty_name": "a.b(%s, %s)" % (
+        "12"[n % 4 // 2], "'x'" if n % 2 == 0 else "'y'"), "last_value": n / 3.0,
+        "change_rev": [None, n] if n % 2 else None} for n in range(40)]
+    rows += [{"name": "a.c", "idx": None, "pretty_name": pretty, "last_value": 1.0,
+              "change_rev": None} for pretty in ("a.c", "not asv's")]
+    path = "graphs/arch-x/machine-m/summary.json"
+    packed = file_data.pack(path, rows, index)
+    assert packed["tables"].get("name") == ["a.b", "a.c"]
+    columns = file_data.unpack_columns(packed["mxbench_fields"], packed["rows"],
+                                       packed["tables"])
+    assert [row[2] for row in columns] == [None] * 41 + ["not asv's"]  # asv's derivable
+    assert file_data.unpack(path, packed, index) == rows
+    assert len(file_data.js_value(packed)) < len(file_data.js_value(rows)) / 2
+    changes = {"fields": ["point", "params", "state", "before"],
+               "changes": [["a.b(%d)" % (n % 3), {"machine": "m"}, None, n * 0.5]
+                           for n in range(30)]}
+    packed = file_data.pack("changes.json", changes, None)
+    assert set(packed["tables"]) == {"point", "params", "state"}
+    assert file_data.unpack("changes.json", packed) == changes
 
 
 def test_the_release_changes_and_coverage_reports_are_html_pages(tmp_path):

@@ -116,10 +116,14 @@ def find_verdict(result, copy):
 
 
 def published_site(result, copy):
-    """mxbench publish: html/ is a complete site that loads nothing from outside."""
-    index = (copy / "html" / "index.html").read_text(encoding="utf-8")
+    """mxbench publish: html/ is a complete site that loads nothing from outside, its data
+    in scripts (no JSON copy)."""
+    site = copy / "html"
+    index = (site / "index.html").read_text(encoding="utf-8")
     assert "works offline" in result.output
-    assert (copy / "html" / "vendor").is_dir()
+    assert (site / "vendor").is_dir()
+    assert (site / "mxbench" / "file-data" / "index.js").is_file()
+    assert not (site / "graphs").exists() and not (site / "index.json").exists()
     assert not re.search(r"<script[^>]+src=\"https?://", index), "index.html loads a CDN script"
 
 

@@ -52,7 +52,7 @@ except ImportError:  # the browser tests skip (or fail in CI) with what to insta
 
 from tests.conftest import E2E_ATTRS, HISTORY_MACHINE, ROOT, AsvProject
 
-from mxbench.site import SITE_DIR, PublishError, pages, vendor
+from mxbench.site import SITE_DIR, PublishError, file_data, pages, vendor
 from mxbench.core.results import BOOT_FIELDS
 
 CHROMIUM = os.environ.get("MXBENCH_CHROMIUM", "/usr/bin/chromium")
@@ -193,20 +193,61 @@ def file_url(html, fragment=""):
     return (html / "index.html").as_uri() + ("#" + fragment if fragment else "")
 
 
-@pytest.fixture(scope="module")
-def server(site):
-    handler = functools.partial(_QuietHandler, directory=str(site.html))
+def site_json(html, path):
+    """A JSON file of a published site as asv or mxbench wrote it (the site keeps it only in
+    its data scripts, mxbench/file-data/), or None."""
+    return file_data.read_site_json(str(html), path)
+
+
+def graph_files(html, index, benchmark):
+    """The graph files of a benchmark the site has, in index.json's graph_param_list order:
+    {path: data}."""
+    from asv.graph import Graph
+    script = file_data.script_path(str(html), "graphs/" + benchmark)
+    content = file_data.read_script(script) if os.path.isfile(script) else {}
+    paths = [Graph.get_file_path(p, benchmark).replace(os.sep, "/") + ".json"
+             for p in index["graph_param_list"]]
+    found = {p: content[p] for p in paths if p in content}
+    for path in paths:  # a site published before the scripts replaced the JSON
+        if path not in found and (html / path).is_file():
+            found[path] = json.loads((html / path).read_text())
+    return found
+
+
+def serve(folder):
+    """python's http.server on 127.0.0.1 (no compression) serving `folder`, in a thread:
+    (its base URL, the list of (path, bytes) of each file it sent, the server)."""
+    sent = []
+    handler = functools.partial(_QuietHandler, directory=str(folder), sent=sent)
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield "http://127.0.0.1:%d/" % httpd.server_address[1]
+    return "http://127.0.0.1:%d/" % httpd.server_address[1], sent, httpd
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    base, _, httpd = serve(site.html)
+    yield base
     httpd.shutdown()
     httpd.server_close()
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """No log on stderr; the path and size of each file sent, in `sent`."""
+
+    def __init__(self, *args, sent=None, **kwargs):
+        self.sent = sent
+        super().__init__(*args, **kwargs)
+
     def log_message(self, *args):
         pass
+
+    def send_head(self):
+        path = self.translate_path(self.path)
+        if self.sent is not None and os.path.isfile(path):
+            self.sent.append((self.path, os.path.getsize(path)))
+        return super().send_head()
 
     def handle(self):
         try:
@@ -287,6 +328,15 @@ def assert_all_from_disk(page, html, since):
     return requests
 
 
+def assert_all_served(page, base, since):
+    """Every request after the first `since` was one to the server at `base`; no new
+    JavaScript error."""
+    outside = [u for u in page.requests[since[0]:]
+               if not (u.startswith(base) or u.startswith(("data:", "about:")))]
+    assert not outside, "the site requested resources outside the local server: %s" % outside
+    assert not page.errors[since[1]:], "JavaScript errors: %s" % page.errors[since[1]:]
+
+
 def log_position(page):
     """(requests, errors) seen so far: what a later check starts from."""
     return len(page.requests), len(page.errors)
@@ -355,7 +405,7 @@ def test_published_html_loads_nothing_from_cdns(site):
 
 
 def test_index_json_has_the_release_tags(site, asv_e2e):
-    index = json.loads((site.html / "index.json").read_text())
+    index = site_json(site.html, "index.json")
     revision_of = {h: int(r) for r, h in index["revision_to_hash"].items()}
     for release in GRAPH_RELEASES:
         assert index["tags"][release] == revision_of[asv_e2e.tags[release]]
@@ -371,10 +421,14 @@ def test_rewrite_refuses_an_unknown_cdn():
 
 
 # --- the site in Chromium ----------------------------------------------------------------------
+# The grid with every box built (the overlay builds it a section at a time).
+GRID_BUILT = "$('#summarygrid-display').attr('data-mxbench-grid') === 'built'"
+
+
 def test_index_lists_the_benchmarks(browser):
     browser.goto(browser.base + "index.html")
     names = browser.wait_for(
-        "$('.benchmark-container').length > 10 && "
+        GRID_BUILT + " && $('.benchmark-container').length > 10 && "
         "$('.benchmark-container').map(function(){return $(this).attr('href')}).get()",
         "the benchmark grid")
     assert "error.html" not in browser.evaluate("location.href")
@@ -465,7 +519,7 @@ def test_site_opens_from_disk(browser, site):
     since = log_position(browser)
     browser.goto(file_url(site.html))
     names = browser.wait_for(
-        "$('.benchmark-container').length > 10 && "
+        GRID_BUILT + " && $('.benchmark-container').length > 10 && "
         "$('.benchmark-container').map(function(){return $(this).attr('href')}).get()",
         "the benchmark grid, opened from disk")
     for name in (GRAPH_BENCH, REGRESSION_BENCH, "bench_operators.dot.time_forward"):
@@ -507,8 +561,9 @@ def test_site_opens_from_disk(browser, site):
 
     requests = assert_all_from_disk(browser, site.html, since)
     data = site.html.as_uri() + "/mxbench/file-data/"
-    for bundle in ("index", "summaries", "changes", "graphs/" + GRAPH_BENCH):
+    for bundle in ("index", "changes", "graphs/" + GRAPH_BENCH):
         assert data + bundle + ".js" in requests, requests
+    assert [u for u in requests if u.startswith(data + "summaries/")]
     assert [u for u in requests if u.startswith(data + "graphs/") and u.endswith("/summary.js")]
     assert not [u for u in requests if ".json" in u], "JSON requested from file://: %s" % requests
     assert "open it from disk" in site.output, site.output[-500:]
@@ -567,9 +622,12 @@ def test_front_page_opens_on_a_section_with_graphs(chromium, history_site):
         "the first section shown")
     assert first["boxes"] and first["id"] == "group-bench_operators", first
     for name in first["boxes"]:
-        assert (html / "graphs" / "summary" / (name + ".json")).exists(), (first, name)
+        assert site_json(html, "graphs/summary/%s.json" % name) is not None, (first, name)
     # bench_device_memory has no value on these CPU machines: its section is not shown.
-    assert not list((html / "graphs" / "summary").glob("bench_device_memory*"))
+    device_memory = [n for n in site_json(html, "index.json")["benchmarks"]
+                     if n.startswith("bench_device_memory.")]
+    assert device_memory and not [n for n in device_memory if site_json(
+        html, "graphs/summary/%s.json" % n) is not None]
     assert not chromium.evaluate("$('#group-bench_device_memory').is(':visible')"), first
     assert chromium.evaluate("$('#group-bench_device_memory').length") == 1
     assert_all_from_disk(chromium, html, since)
@@ -581,17 +639,18 @@ def test_default_graph_view_reads_at_a_glance(chromium, history_site):
     machines), a handful of legend entries, release labels that do not overlap."""
     from asv.graph import Graph
     html = history_site.html
-    index = json.loads((html / "index.json").read_text())
+    index = site_json(html, "index.json")
     bench = index["benchmarks"][DEFAULT_VIEW_BENCH]
     device = bench["param_names"].index("device")
     # From the published files, independently of the overlay: points with a value per machine,
     # and how many of them are on the GPU.
     points, gpu_points = {}, 0
+    files = graph_files(html, index, DEFAULT_VIEW_BENCH)
     for graph_params in index["graph_param_list"]:
-        path = html / (Graph.get_file_path(graph_params, DEFAULT_VIEW_BENCH) + ".json")
-        if not path.exists():
+        path = Graph.get_file_path(graph_params, DEFAULT_VIEW_BENCH).replace(os.sep, "/")
+        if path + ".json" not in files:
             continue
-        for _, values in json.loads(path.read_text()):
+        for _, values in files[path + ".json"]:
             for combo, value in zip(itertools.product(*bench["params"]), values or ()):
                 if value is not None:
                     points[graph_params["machine"]] = points.get(graph_params["machine"], 0) + 1
@@ -703,13 +762,11 @@ attempt(0);
 
 
 def test_graph_cache_answers_a_hit_while_other_files_load(chromium, history_site):
-    from asv.graph import Graph
     html = history_site.html
-    index = json.loads((html / "index.json").read_text())
+    index = site_json(html, "index.json")
 
     def existing(benchmark):
-        paths = [Graph.get_file_path(p, benchmark) + ".json" for p in index["graph_param_list"]]
-        return [p for p in paths if (html / p).exists()]
+        return list(graph_files(html, index, benchmark))
 
     files = [existing(name) for name in sorted(index["benchmarks"])[:200]]
     pairs = [f[:2] for f in files if len(f) >= 2][:12]
@@ -726,6 +783,106 @@ def test_graph_cache_answers_a_hit_while_other_files_load(chromium, history_site
     assert_all_from_disk(chromium, html, since)
 
 
+# --- the page weights: the site's data as scripts, a page loads what it shows -------------------
+FIRST_LOAD_BYTES = 1000000  # index.html's first load, everything it requests (issue 48)
+FIRST_BOXES_MS = 2000       # the grid's first boxes drawn, from the start of the navigation
+GRID_FIRST_BOXES = """(function(){var g = $('#summarygrid-display .benchmark-group:visible').first();
+  var boxes = g.find('.benchmark-container:visible').filter(function(){
+    return this.getBoundingClientRect().top < window.innerHeight}).slice(0, 6);
+  return g.attr('id') === 'group-bench_operators' && boxes.length === 6 &&
+    boxes.filter(function(){return $(this).find('canvas.flot-base').length}).length === 6 &&
+    performance.now()})()"""
+
+
+@pytest.fixture(scope="module")
+def history_server(history_site):
+    """The published history served by python's http.server: (base URL, files sent)."""
+    base, sent, httpd = serve(history_site.html)
+    yield base, sent
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def file_bytes(html, urls):
+    """The bytes of the files of the site folder `html` that `urls` (file://) name, each once."""
+    from urllib.parse import unquote, urlsplit
+    paths = {unquote(urlsplit(u).path) for u in urls if u.startswith(html.as_uri() + "/")}
+    return sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+
+
+def test_the_grid_loads_under_a_megabyte_and_draws_at_once(chromium, history_site,
+                                                           history_server):
+    """index.html of the recorded history (3,500 benchmarks), first load with no cache, over
+    HTTP and from disk: every file requested sums to under 1 MB (asv's index.json alone was
+    2.8 MB), the first boxes of the grid are drawn within 2 s, and no JSON is requested."""
+    html, page = history_site.html, chromium
+    assert not (html / "graphs").exists() and not (html / "index.json").exists()
+    base, sent = history_server
+    page.driver.execute_cdp_cmd("Network.enable", {})
+    page.driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    try:
+        for url in (base + "index.html", file_url(html)):
+            page.driver.get("about:blank")
+            since, first = log_position(page), len(sent)
+            page.driver.get(url)
+            drawn = page.wait_for(GRID_FIRST_BOXES, "the first boxes of the grid (%s)" % url)
+            time.sleep(1.0)  # what else the page asks for at once
+            requests = page.requests[since[0]:]
+            if url.startswith("http"):
+                weight = sum(size for _, size in sent[first:])
+                assert not [p for p, _ in sent[first:] if ".json" in p], sent[first:]
+                assert_all_served(page, base, since)
+            else:
+                weight = file_bytes(html, requests)
+                assert_all_from_disk(page, html, since)
+            assert not [u for u in requests if ".json" in u], requests
+            assert weight < FIRST_LOAD_BYTES, (url, weight, requests)
+            assert drawn < FIRST_BOXES_MS, (url, drawn)
+    finally:
+        page.driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
+    page.screenshot(ARTIFACTS / "site-history-grid.png")
+
+
+def test_a_graph_page_draws_from_its_script_and_shows_the_code(chromium, history_site,
+                                                              history_server):
+    """With no graphs/ JSON in the site, a benchmark page draws its graph over HTTP and from
+    disk, from its one script (its graphs, default view and code), and shows the
+    benchmark's code (asv's tooltip text, no longer in index.json)."""
+    html, page = history_site.html, chromium
+    assert not (html / "graphs").exists()
+    base, sent = history_server
+    code = file_data.benchmark_entry(str(html), DEFAULT_VIEW_BENCH)["code"]
+    assert "def time_forward" in code
+    index_code = site_json(html, "index.json")["benchmarks"][DEFAULT_VIEW_BENCH]
+    assert "code" not in index_code, index_code
+    for url in (base + "index.html#" + DEFAULT_VIEW_BENCH, file_url(html, DEFAULT_VIEW_BENCH)):
+        page.driver.get("about:blank")
+        since = log_position(page)
+        page.goto(url)
+        state = wait_for_plot(page, "the graph of %s (%s)" % (DEFAULT_VIEW_BENCH, url),
+                              min_points=2)
+        assert state["hash"].startswith("#%s?" % DEFAULT_VIEW_BENCH), state["hash"]  # default
+        assert coloured_pixels(page) > 200
+        shown = page.wait_for("$('#mxbench-code pre').text()", "the code panel (%s)" % url)
+        assert "def time_forward" in shown, shown[:300]
+        assert shown.strip() == html_text(code).strip(), (shown[:300], code[:300])
+        requests = page.requests[since[0]:]
+        scripts = [u for u in requests if "/mxbench/file-data/graphs/" in u]
+        assert [u.rsplit("/", 1)[1] for u in scripts] == [DEFAULT_VIEW_BENCH + ".js"], scripts
+        assert not [u for u in requests if ".json" in u], requests
+        if url.startswith("http"):
+            assert_all_served(page, base, since)
+        else:
+            assert_all_from_disk(page, html, since)
+    page.screenshot(ARTIFACTS / "site-graph-code.png")
+
+
+def html_text(escaped):
+    """The text a browser shows for HTML with no tags (publish escaped the code)."""
+    import html as html_module
+    return html_module.unescape(escaped)
+
+
 # --- the committed site, as a clone has it ---------------------------------------------------
 COMMITTED_SITE = ROOT / "html"
 REPORT_PAGES = ("models.html", "changes.html", "coverage.html", "cliffs.html", "baselines.html")
@@ -739,9 +896,15 @@ TICK_LABELS = ("$('#main-graph .flot-y-axis .flot-tick-label')"
 
 
 def committed_default_views():
-    """{benchmark: its default view} of html/mxbench/defaults.js."""
+    """{benchmark: its default view} of html/: in each benchmark's graph script
+    (html/mxbench/defaults.js in a site published before those)."""
     text = (COMMITTED_SITE / "mxbench" / "defaults.js").read_text(encoding="ascii")
-    return json.loads(re.search(r"^window\.MXBENCH_DEFAULTS = (.*);$", text, re.M).group(1))
+    views = json.loads(re.search(r"^window\.MXBENCH_DEFAULTS = (.*);$", text, re.M).group(1))
+    for name in site_json(COMMITTED_SITE, "index.json")["benchmarks"]:
+        entry = file_data.benchmark_entry(str(COMMITTED_SITE), name)
+        if entry and entry["view"]:
+            views[name] = entry["view"]
+    return views
 
 
 def test_the_committed_site_and_its_report_pages_open_from_disk(chromium):
@@ -866,7 +1029,7 @@ def test_regressions_page_marks_each_regression_with_its_verdict(chromium, verdi
     as confirmations.json says for its point and release pair, and the line above the table
     counts them."""
     html, page = verdict_site.html, chromium
-    data = json.loads((html / "confirmations.json").read_text())
+    data = site_json(html, "confirmations.json")
     by_point = {e["point"]: e for e in data["confirmations"]
                 if (e["base"], e["head"]) == VERDICT_PAIR}
     since = log_position(page)
@@ -943,10 +1106,10 @@ def test_a_regressions_row_opens_its_change_page_with_the_same_figures(chromium,
     confirmation's ratio and interval with its verdict as confirmations.json has it, the
     noise, both commands, the graph with the two releases highlighted; no hash."""
     html, page = verdict_site.html, chromium
-    verdicts = json.loads((html / "confirmations.json").read_text())
+    verdicts = site_json(html, "confirmations.json")
     entry = next(e for e in verdicts["confirmations"] if e["point"].startswith(CHANGE_BENCH)
                  and (e["base"], e["head"]) == VERDICT_PAIR and e["state"] == "confirmed")
-    data = json.loads((html / "changes.json").read_text())
+    data = site_json(html, "changes.json")
     change = next(dict(zip(data["fields"], row)) for row in data["changes"]
                   if row[0] == entry["point"] and row[4:6] == list(VERDICT_PAIR))
     since = log_position(page)
@@ -1013,7 +1176,7 @@ def test_a_graph_names_releases_and_a_point_opens_its_change_page(chromium, verd
       var p = s.data.filter(function(p){return p && p[0] === %d})[0];
       var o = plot.pointOffset({x: p[0], y: p[1]}), at = $('#main-graph').offset();
       return {datapoint: p, series: s, pageX: at.left + o.left, pageY: at.top + o.top}})()"""
-    revision = json.loads((html / "index.json").read_text())["tags"]["1.9.1"]
+    revision = site_json(html, "index.json")["tags"]["1.9.1"]
     tooltip = page.evaluate(
         "(function(item){$('#main-graph').trigger('plothover', [{}, item]);"
         " return $('.tooltip').text()})(%s)" % (item % (revision, revision)))
@@ -1057,7 +1220,7 @@ def test_the_committed_regressions_page_is_interactive_at_once(chromium):
                           " && performance.getEntriesByName('mxbench-regressions-shown')[0]"
                           ".startTime", "the regressions page's first rows")
     page.screenshot(ARTIFACTS / "site-committed-regressions.png")
-    total = len(json.loads((html / "changes.json").read_text())["changes"])
+    total = len(site_json(html, "changes.json")["changes"])
     rows = page.evaluate("$('#regressions-body tbody tr').length")
     assert total > 1000 and 0 < rows <= 100, (rows, total)
     assert shown < REGRESSIONS_SHOWN_MS, shown
@@ -1115,7 +1278,7 @@ def test_the_committed_list_names_releases_where_it_changed(chromium):
     to the graph with the change highlighted (asv: `#<hash>`, a blank page)."""
     html, page = COMMITTED_SITE, chromium
     since = log_position(page)
-    index = json.loads((html / "index.json").read_text())
+    index = site_json(html, "index.json")
     history = max(index["params"]["machine"], key=lambda m: len(list(
         (ROOT / "results" / m).glob("*.json"))) if (ROOT / "results" / m).is_dir() else 0)
     page.goto(file_url(html, "summarylist?machine=%s&env-MXNET_FLAVOR=cpu-mkldnn" % history))

@@ -1,8 +1,10 @@
 """The published site (html/): asv's pages, made to open with no network, plus mxbench's own.
 
-    publish.py  the `publish` command: asv publish into a staging folder, then the steps below
+    publish.py  asv publish into a staging folder, then the steps below (the command line:
+                mxbench/commands/publish.py)
     vendor.py   the JavaScript/CSS asv loads from CDNs, installed from npm and copied in
-    overlay.py  mxbench's overlay: file:// data, default views (its JS/CSS: site/overlay/)
+    overlay.py  mxbench's overlay: its data scripts, default views (its JS/CSS: site/overlay/)
+    file_data.py  the site's data as scripts (mxbench/file-data/), its only copy; read back
     pages.py    every page mxbench adds (models, baselines) and the front page's links to them
     page_tidy.py  what every report page gets: contents and anchors, graph links, no repository
                 path a visitor cannot open

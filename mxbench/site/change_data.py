@@ -11,7 +11,7 @@ the instruction counts of the point's entry at both releases, the point's noise
 (confirmations.json, verdict_data.py). asv's own step levels are not carried: a second figure
 per change that disagreed with the first.
 
-Beside regressions.json, and in the same file-data script (overlay.file_data_bundle).
+In a file-data script of its own (file_data.bundle_of), the only copy the site keeps.
 """
 import html
 import itertools

@@ -1,9 +1,10 @@
 """mxbench's overlay on asv's pages: <html_dir>/mxbench/ (site/overlay/ holds its JS and CSS).
 
-- file:// data: every JSON file asv's pages fetch is also written as a script,
-  mxbench/file-data/*.js, which overlay.js answers asv's requests from when the page is opened
-  from disk (browsers refuse JSON requests there);
-- default views: mxbench/defaults.js, a benchmark page's selection when its address has none
+- the site's data: every JSON file asv's pages fetch is written as a script,
+  mxbench/file-data/*.js (file_data.py), which overlay.js answers asv's requests from, over
+  HTTP and from disk (browsers refuse JSON requests there); the JSON files are then dropped;
+- default views: in each benchmark's graph script, a benchmark page's selection when its
+  address has none
   (the machine with the most results, one A/B variant, only parameter values with data, at most
   MAX_DEFAULT_SERIES series, a log scale where the values drawn span LOG_SCALE_SPAN), set
   through asv's own address parameters;
@@ -21,14 +22,12 @@ import shutil
 import time
 
 from mxbench.core.project import ROOT
-from mxbench.site import SITE_DIR, PublishError, about, change_data
+from mxbench.site import SITE_DIR, PublishError, about, change_data, file_data
 from mxbench.site.about import ABOUT_SCRIPT
-from mxbench.site.change_data import CHANGES_FILE
-from mxbench.site.verdict_data import VERDICTS_FILE
 
 OVERLAY = "mxbench"
 OVERLAY_FILES = ("overlay.js", "overlay.css")
-FILE_DATA = OVERLAY + "/file-data"
+FILE_DATA = file_data.FILE_DATA
 OVERLAY_BEGIN = "<!-- mxbench publish overlay (site/overlay/) -->"
 OVERLAY_END = "<!-- /mxbench publish overlay -->"
 # The markers' earlier spelling, removed too when a site is localized again.
@@ -46,43 +45,6 @@ ONE_VALUE_PARAMS = ("machine", "env-MXBENCH_VARIANT")
 # asv's log scale: on a linear axis a line below a tenth of the largest value is a flat line
 # near the bottom (a small shape under a medium one, a release 25x faster).
 LOG_SCALE_SPAN = 10.0
-
-
-def _site_json_files(html_dir):
-    """(path relative to html_dir with "/", absolute path) of every JSON file asv's pages
-    fetch, in a fixed order."""
-    for name in ("info.json", "index.json", "regressions.json", VERDICTS_FILE, CHANGES_FILE):
-        if os.path.isfile(os.path.join(html_dir, name)):
-            yield name, os.path.join(html_dir, name)
-    for dirpath, dirnames, names in os.walk(os.path.join(html_dir, "graphs")):
-        dirnames.sort()
-        for name in sorted(names):
-            if name.endswith(".json"):
-                full = os.path.join(dirpath, name)
-                yield os.path.relpath(full, html_dir).replace(os.sep, "/"), full
-
-
-def file_data_bundle(path):
-    """The file-data script (without .js) that holds the site's JSON file `path`; the same
-    rule as bundle_of in site/overlay/overlay.js. A graph page loads one script: every
-    machine's and environment's graph of its benchmark; the grid one with every summary; the
-    list view its one table (graphs/<params>/summary.json, large: one script each); the
-    regressions page and the change page one with the changes (change_data.py) and the
-    confirmations' verdicts; asv's regressions.json one of its own (no page reads it now)."""
-    if path in ("info.json", "index.json"):
-        return "index"
-    if path == "regressions.json":
-        return "regressions"
-    if path in (VERDICTS_FILE, CHANGES_FILE):
-        return "changes"  # the regressions page and the change page read only these
-    parts = path.split("/")
-    if len(parts) == 3 and parts[:2] == ["graphs", "summary"]:
-        return "summaries"
-    if parts[0] == "graphs" and len(parts) > 2 and parts[-1] == "summary.json":
-        return path[:-len(".json")]
-    if parts[0] == "graphs" and len(parts) > 1 and parts[-1].endswith(".json"):
-        return "graphs/" + parts[-1][:-len(".json")]
-    raise ValueError("no file-data bundle for %s" % path)
 
 
 def _has_value(value):
@@ -194,65 +156,66 @@ def _drawn_range(files, params, selected):
     return (min(values), max(values)) if values else (None, None)
 
 
-def _js_value(value):
-    """JSON as a JavaScript expression (ASCII only, so valid in any script encoding)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
-
-
 def write_overlay_data(html_dir):
-    """mxbench/file-data/*.js (every JSON file of the site, grouped as file_data_bundle says)
-    and mxbench/defaults.js (default_view of every benchmark, on the history's machine where
-    it has data: about.js). Returns counts and sizes."""
-    from asv.graph import Graph
-    from asv.util import sanitize_filename
+    """mxbench/file-data/*.js (every JSON file of the site, grouped and packed as file_data
+    says, each benchmark's code and default view, on the history's machine where it has data
+    (about.js), in its graph script) and mxbench/defaults.js (the benchmarks without data).
+    Returns counts and sizes."""
     with open(os.path.join(html_dir, "index.json"), encoding="utf-8") as fh:
         index = json.load(fh)
+    positions = file_data.benchmark_positions(index)
     bundles = collections.OrderedDict()
-    for path, full in _site_json_files(html_dir):
-        bundles.setdefault(file_data_bundle(path), []).append((path, full))
-    by_file = collections.defaultdict(list)  # graphs bundle -> the benchmarks whose files it has
-    for name in sorted(index.get("benchmarks", {})):
-        by_file["graphs/" + sanitize_filename(name)].append(name)
-
-    defaults = collections.OrderedDict()
     history = write_about_data(html_dir)
     history_summaries(html_dir, index, history)
-    files = size = 0
+    summaries = set()
+    for path, full in file_data.site_json_files(html_dir):
+        bundle = file_data.bundle_of(path, positions)
+        if bundle is not None:
+            bundles.setdefault(bundle, []).append((path, full))
+        if bundle and bundle.startswith("summaries/"):
+            summaries.add(path)
+    for name in index["benchmarks"]:  # its code, with or without graphs
+        bundles.setdefault(file_data.bundle_of(file_data.BENCHMARK_ENTRY + name, positions), [])
+    files = size = views = 0
     for bundle, members in bundles.items():
         content = collections.OrderedDict()
         for path, full in members:
             with open(full, encoding="utf-8") as fh:
-                content[path] = json.load(fh)
-        text = ("/* python -m mxbench publish: %d JSON file(s) of this site for file:// pages "
-                "(site/overlay/overlay.js) */\nmxbenchFileData(%s);\n"
-                % (len(content), _js_value(content)))
-        target = os.path.join(html_dir, FILE_DATA, bundle + ".js")
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        with open(target, "w", encoding="ascii") as fh:
-            fh.write(text)
-        files += len(content)
-        size += len(text)
-        for name in by_file.get(bundle, ()):
-            def graph_data(graph_params, name=name):
-                path = Graph.get_file_path(graph_params, name).replace(os.sep, "/") + ".json"
-                return content.get(path)
-            view = default_view(index["benchmarks"][name], index, graph_data,
-                                prefer=history)
-            if view is not None:
-                defaults[name] = view
+                content[path] = file_data.pack(path, json.load(fh), index)
+        name = bundle[len("graphs/"):]
+        if bundle.startswith("graphs/") and name in index["benchmarks"]:
+            entry = benchmark_entry(index, name, content, prefer=history)
+            views += entry["view"] is not None
+            content[file_data.BENCHMARK_ENTRY + name] = entry
+        files += len(members)
+        size += file_data.write_script(html_dir, bundle, content)
     # Benchmarks without a single measured value (no graphs/summary/<name>.json): the grid
     # leaves them out, so no section of it is a title over empty boxes.
     no_data = [name for name in sorted(index.get("benchmarks", {}))
-               if not os.path.exists(os.path.join(html_dir, "graphs", "summary",
-                                                  sanitize_filename(name) + ".json"))]
-    text = ("/* python -m mxbench publish: the default view of each benchmark page "
+               if "graphs/summary/%s.json" % name not in summaries]
+    text = ("/* python -m mxbench publish: the benchmarks without data (the grid leaves them "
+            "out); each benchmark's default view comes with its graph script "
             "(mxbench/site/overlay.py:default_view; site/overlay/overlay.js applies it) */\n"
             "window.MXBENCH_NO_DATA = %s;\n"
-            "window.MXBENCH_DEFAULTS = %s;\n" % (_js_value(no_data), _js_value(defaults)))
+            "window.MXBENCH_DEFAULTS = {};\n" % file_data.js_value(no_data))
     with open(os.path.join(html_dir, OVERLAY, "defaults.js"), "w", encoding="ascii") as fh:
         fh.write(text)
     return {"json_files": files, "scripts": len(bundles), "bytes": size,
-            "default_views": len(defaults), "defaults_bytes": len(text)}
+            "default_views": views, "defaults_bytes": len(text)}
+
+
+def benchmark_entry(index, name, content, prefer=None):
+    """A benchmark's entry in its graph script: its code (asv shows it; index.json's copy is
+    left out) and its default view, from the graph files of `content` (on machine `prefer`
+    where it has data)."""
+    from asv.graph import Graph
+
+    def graph_data(graph_params):
+        path = Graph.get_file_path(graph_params, name).replace(os.sep, "/") + ".json"
+        return content.get(path)
+    bench = index["benchmarks"][name]
+    return {"code": bench.get("code"),
+            "view": default_view(bench, index, graph_data, prefer=prefer)}
 
 
 # --- the about block's data, the graphs' noise bands ----------------------------------------------
@@ -274,7 +237,7 @@ def write_about_data(html_dir, root=ROOT):
         with open(os.path.join(html_dir, OVERLAY, name), "w", encoding="ascii") as fh:
             fh.write("/* python -m mxbench publish (mxbench/site/overlay.py:write_about_data; "
                      "site/overlay/overlay.js shows it) */\nwindow.%s = %s;\n"
-                     % (variable, _js_value(value)))
+                     % (variable, file_data.js_value(value)))
     return data["history"]
 
 
@@ -331,18 +294,27 @@ def inject_overlay(text):
 
 
 def add_overlay(html_dir, site_dir=SITE_DIR, log=print):
-    """The overlay on a published site in html_dir: <html_dir>/mxbench/ and its tags in index.html."""
+    """The overlay on a published site in html_dir: <html_dir>/mxbench/ and its tags in
+    index.html. The data scripts are written from asv's JSON where html_dir has it (a site
+    just published, or one published before the scripts replaced it), which is then dropped;
+    a site without it keeps the scripts it has."""
     started = time.time()
     target = os.path.join(html_dir, OVERLAY)
-    if os.path.isdir(target):
+    rebuild = file_data.has_json(html_dir)
+    if not rebuild and not os.path.isfile(file_data.script_path(html_dir, "index")):
+        raise PublishError("%s has neither index.json nor %s/index.js: no site data"
+                           % (html_dir, FILE_DATA))
+    if rebuild and os.path.isdir(target):
         shutil.rmtree(target)
-    os.makedirs(target)
+    os.makedirs(target, exist_ok=True)
     for name in OVERLAY_FILES:
         source = os.path.join(site_dir, "overlay", name)
         if not os.path.isfile(source):
             raise PublishError("%s is missing (the site's overlay)" % source)
         shutil.copyfile(source, os.path.join(target, name))
-    stats = write_overlay_data(html_dir)
+    stats = write_overlay_data(html_dir) if rebuild else {}
+    if rebuild:
+        stats["dropped"] = file_data.drop_json(html_dir)
     index_html = os.path.join(html_dir, "index.html")
     with open(index_html, encoding="utf-8") as fh:
         text = fh.read()
@@ -351,8 +323,12 @@ def add_overlay(html_dir, site_dir=SITE_DIR, log=print):
         with open(index_html, "w", encoding="utf-8") as fh:
             fh.write(new)
     stats["seconds"] = round(time.time() - started, 1)
-    log("overlay: %s/ (default views of %d benchmarks; %d JSON files as %d scripts in %s/ for "
-        "file:// pages, %.1f MB; %.1f s)"
-        % (OVERLAY, stats["default_views"], stats["json_files"], stats["scripts"], FILE_DATA,
-           stats["bytes"] / 1e6, stats["seconds"]))
+    if rebuild:
+        log("overlay: %s/ (default views of %d benchmarks; %d JSON files as %d scripts in %s/, "
+            "%.1f MB; the %d JSON files dropped; %.1f s)"
+            % (OVERLAY, stats["default_views"], stats["json_files"], stats["scripts"],
+               FILE_DATA, stats["bytes"] / 1e6, stats["dropped"], stats["seconds"]))
+    else:
+        log("overlay: %s/ (the site's data scripts in %s/ kept as they are)"
+            % (OVERLAY, FILE_DATA))
     return stats

@@ -1,21 +1,16 @@
-"""`python -m mxbench publish`: the site (html/), built beside it and swapped in when complete.
-
-    python -m mxbench publish                          # asv.conf.json -> html/
-    python -m mxbench --config other.json publish      # another config (its html_dir)
-    python -m mxbench publish -- --no-pull             # arguments after -- go to asv publish
-    python -m mxbench publish --vendor-only            # only make the existing site work offline
+"""The site (html/), built beside it and swapped in when complete; the command line is
+mxbench/commands/publish.py.
 
 The real `asv publish` writes into <html_dir>.staging-<pid> (swap.py) from a copy of the
 results (site_results: without the machine fields that move between boots, and, for the
 default config, with the neutral baselines' results, so that their graphs are part of the one
-site); then vendor.py serves asv's CDN libraries from the site, overlay.py adds the file://
-data and default views, pages.py the report pages (pages.py lists them), verdict_data.py the
-confirmation runs' verdicts for the regressions page; the complete site replaces
-html_dir. On an error or an interruption (Ctrl-C, SIGTERM) before that, html_dir stays as it
-was, the staging folder is removed and asv publish is stopped: one line, exit 2 (error), 130
-(SIGINT) or 143 (SIGTERM).
+site); then vendor.py serves asv's CDN libraries from the site, pages.py adds the report pages
+(pages.py lists them), verdict_data.py the confirmation runs' verdicts for the regressions
+page, change_data.py the changes, and overlay.py the overlay: its data scripts
+(file_data.py: the site's only copy of its data, asv's JSON files dropped) and default views;
+the complete site replaces html_dir. On an error or an interruption before that, html_dir
+stays as it was, the staging folder is removed and asv publish is stopped.
 """
-import argparse
 import collections
 import os
 import shutil
@@ -25,8 +20,7 @@ import sys
 
 from mxbench.asvrun import runner as asvtools
 from mxbench.core import project as project_model
-from mxbench.core.errors import UserError, one_line
-from mxbench.core.results import ResultFileError, ResultsProblem
+from mxbench.core.results import ResultsProblem
 from mxbench.site import (PublishError, change_data, overlay, pages, shown_text, swap, vendor,
                           verdict_data)
 
@@ -34,32 +28,10 @@ BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
 BENCHMARKS_FILE = "benchmarks.json"
 
 
-def setup_arguments(subparsers):
-    command = subparsers.add_parser(
-        "publish", help="the site (html/): asv publish, made to open from disk with no network",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    command.add_argument("--vendor-only", action="store_true",
-                         help="do not run asv publish; make the site already in html_dir work "
-                              "offline (vendored libraries, overlay)")
-    command.set_defaults(func=cmd_publish, takes_asv_args=True)
-    return command
-
-
 def html_dir_of(config):
     """html_dir of `config`, relative to the config file's directory (where asv is run)."""
     conf = asvtools.read_config(config)
     return os.path.join(os.path.dirname(os.path.abspath(config)), conf.get("html_dir", "html"))
-
-
-def _split_html_dir(asv_extra, config):
-    """asv publish's own --html-dir/-o, if given after --, becomes the target html_dir (asv
-    reads it relative to the config's folder); returns (html_dir or None, the other args)."""
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--html-dir", "-o", dest="html_dir")
-    known, rest = parser.parse_known_args(list(asv_extra))
-    if known.html_dir is None:
-        return None, list(asv_extra)
-    return os.path.join(os.path.dirname(config), known.html_dir), rest
 
 
 # --- the results asv publish reads -------------------------------------------------------------
@@ -265,34 +237,3 @@ def publish(config, html_dir, asv_extra=(), vendor_only=False, log=print, state=
         if interrupted:
             raise interrupted
     return html_dir
-
-
-def cmd_publish(args):
-    # asv here, not at the top: the commands that need only MXNet (coverage, adhoc, dispatch,
-    # search's child) share this command line and run where asv is not installed
-    from asv.util import UserError as AsvUserError
-    config = os.path.abspath(args.config or asvtools.DEFAULT_CONFIG)
-    state, html_dir = {}, None
-    try:
-        html_dir, asv_extra = _split_html_dir(args.asv_args, config)
-        html_dir = os.path.normpath(html_dir or html_dir_of(config))
-        publish(config, html_dir, asv_extra, vendor_only=args.vendor_only, state=state,
-                store=args.project.store)
-    except swap.INTERRUPTS as exc:
-        sys.stdout.flush()
-        if state.get("swapped"):
-            where = "%s is the new site already" % html_dir
-        else:
-            where = "%s left as it was" % (html_dir or "the site")
-        print("interrupted: %s" % where, file=sys.stderr)
-        return getattr(exc, "exit_code", 130)
-    except (PublishError, OSError, ValueError, AsvUserError, ResultFileError,
-            ResultsProblem) as exc:
-        if getattr(exc, "detail", None):
-            print(exc.detail, flush=True)
-        sys.stdout.flush()
-        kept = ("; %s left as it was" % html_dir) if html_dir and not state.get("swapped") else ""
-        raise UserError("%s%s" % (one_line(exc), kept))
-    print("site: %s/index.html (works offline: open it from disk, or serve %s with `asv preview` "
-          "or any static server)" % (html_dir, html_dir))
-    return 0

@@ -2,12 +2,14 @@
    `python -m mxbench publish`, loaded after jQuery and asv's own scripts, before the page is
    ready). asv's files are not changed; this file
 
-   1. answers asv's JSON requests from <script> files when the page is opened from disk
-      (file://, where the browser refuses XMLHttpRequest): `python -m mxbench publish` writes
-      every JSON file asv's pages fetch (info.json, index.json, regressions.json, graphs/**)
-      again as mxbench/file-data/*.js, which call mxbenchFileData({path: data, ...});
+   1. answers asv's JSON requests from <script> files, over HTTP and from disk (file://,
+      where the browser refuses XMLHttpRequest): `python -m mxbench publish` writes every
+      JSON file asv's pages fetch (info.json, index.json, graphs/**, changes.json) as
+      mxbench/file-data/*.js, which call mxbenchFileData({path: data, ...}), and keeps no
+      JSON copy (mxbench/site/file_data.py); a page loads the scripts of what it shows, the
+      benchmark's code and default view with its graphs (shown in a "code" panel);
    2. gives a benchmark page opened without a selection (#<benchmark>, no "?") the default view
-      of mxbench/defaults.js (window.MXBENCH_DEFAULTS[benchmark]: the machine with the most
+      of its graph script (window.MXBENCH_DEFAULTS[benchmark]: the machine with the most
       results, only the parameter values that have data, at most a handful of series, asv's
       log scale where the values span a decade), written into the address the way asv's own
       buttons write it, so every other selection stays one click away; a graph page whose
@@ -40,6 +42,9 @@
    12. graphs: the Python 3.7 points (1.2.x) on their flavor's line, marked apart; the point's
       noise band (mxbench/noise.js); a ring and the ratio on each confirmed change; a margin
       around the y range.
+   13. the grid (asv's summarygrid), built a section at a time, each box drawn when it comes
+      into view (asv built all 3,500 boxes before drawing any); data-mxbench-grid="built"
+      once complete.
 */
 (function () {
     'use strict';
@@ -48,31 +53,40 @@
     var FILE_DATA = 'mxbench/file-data/';
     var LABEL_GAP = 4;  /* px between two release labels */
 
-    /* --- 1. file:// ------------------------------------------------------------------------ */
-    var store = {};    /* path relative to the site (decoded) -> parsed JSON */
+    /* --- 1. the site's data, from scripts (HTTP and file://) --------------------------------- */
+    var store = {};    /* path relative to the site (decoded) -> its data as its script holds it */
     var bundles = {};  /* bundle name -> $.Deferred, resolved once its script has run */
+    var BENCHMARK_ENTRY = 'benchmark/';  /* + name: {code, view}, in the benchmark's graph script */
+    var index_json = null;  /* index.json, unpacked once */
+    var positions = {};     /* benchmark -> its position in index.json (the summary scripts) */
+    var summary_chunk = 40; /* benchmarks per summary script (index.json says) */
+    window.MXBENCH_DEFAULTS = window.MXBENCH_DEFAULTS || {};
 
     window.mxbenchFileData = function (files) {
         for (var path in files) {
             if (Object.prototype.hasOwnProperty.call(files, path)) {
                 store[path] = files[path];
+                if (path.indexOf(BENCHMARK_ENTRY) === 0) {
+                    take_benchmark_entry(path.slice(BENCHMARK_ENTRY.length), files[path]);
+                }
             }
         }
     };
 
-    /* Which file-data bundle holds a path; must match mxbench/site/overlay.py:file_data_bundle. */
+    /* Which file-data script holds a path; must match mxbench/site/file_data.py:bundle_of. */
     function bundle_of(path) {
-        if (path === 'info.json' || path === 'index.json') {
-            return 'index';
+        var named = {'info.json': 'index', 'index.json': 'index', 'changes.json': 'changes',
+                     'confirmations.json': 'confirmations'};
+        if (Object.prototype.hasOwnProperty.call(named, path)) {
+            return named[path];
         }
-        if (path === 'regressions.json') {
-            return 'regressions';
+        if (path.indexOf(BENCHMARK_ENTRY) === 0) {
+            return 'graphs/' + path.slice(BENCHMARK_ENTRY.length);
         }
-        if (path === 'changes.json' || path === 'confirmations.json') {
-            return 'changes';  /* the regressions page's and the change page's data */
-        }
-        if (/^graphs\/summary\/[^\/]+\.json$/.test(path)) {
-            return 'summaries';
+        var summary = /^graphs\/summary\/([^\/]+)\.json$/.exec(path);
+        if (summary) {
+            var n = positions[summary[1]];
+            return n === undefined ? null : 'summaries/' + Math.floor(n / summary_chunk);
         }
         if (/^graphs\/.+\/summary\.json$/.test(path)) {
             return path.slice(0, -'.json'.length);  /* the list view's table: one each */
@@ -93,7 +107,155 @@
         return bundles[name].promise();
     }
 
-    if (window.location.protocol === 'file:' && $ && $.ajax) {
+    /* A file as asv (or mxbench/site/change_data.py) wrote it, from its packed form in its
+       script; the same as file_data.py:unpack. */
+    function unpack(path, data) {
+        if (path === 'index.json' && data && data.mxbench_benchmarks) {
+            index_json = index_json || unpack_index(data);
+            return index_json;
+        }
+        if (path === 'changes.json' && data && data.tables) {
+            return $.extend({}, data, {tables: undefined,
+                                       changes: unpack_columns(data.fields, data.changes,
+                                                               data.tables)});
+        }
+        if (data && data.mxbench_fields) {  /* the list view's table */
+            return $.map(unpack_columns(data.mxbench_fields, data.rows, data.tables),
+                         function (row) {
+                             var object = {};
+                             $.each(data.mxbench_fields, function (i, f) { object[f] = row[i]; });
+                             if (object.pretty_name === null) {
+                                 object.pretty_name = row_pretty_name(object.name, object.idx);
+                             }
+                             return object;
+                         });
+        }
+        return data;
+    }
+
+    /* asv's pretty_name of a list row: the name with the values of parameter combination
+       idx, the last parameter varying fastest (file_data.py:row_pretty_name). */
+    function row_pretty_name(name, idx) {
+        var bench = index_json.benchmarks[name], combo = [];
+        var pretty = bench.pretty_name || name;
+        if (idx === null || idx === undefined) {
+            return pretty;
+        }
+        for (var axis = bench.params.length - 1; axis >= 0; axis--) {
+            combo.unshift(bench.params[axis][idx % bench.params[axis].length]);
+            idx = Math.floor(idx / bench.params[axis].length);
+        }
+        return pretty + '(' + combo.join(', ') + ')';
+    }
+
+    /* Rows whose columns named in `tables` hold indices into them (file_data.py:pack_columns). */
+    function unpack_columns(fields, rows, tables) {
+        var columns = $.map(tables || {}, function (table, field) {
+            return [[fields.indexOf(field), table]];
+        });
+        return $.map(rows, function (row) {
+            var copy = row.slice();
+            $.each(columns, function (i, column) { copy[column[0]] = column[1][copy[column[0]]]; });
+            return [copy];
+        });
+    }
+
+    /* index.json's benchmarks from {units, params, groups: {"a.b": [[c, unit, params]]}};
+       each one's code comes with its graph script (take_benchmark_entry). */
+    function unpack_index(packed) {
+        var compact = packed.mxbench_benchmarks, index = {}, benchmarks = {}, n = 0;
+        summary_chunk = compact.summary_chunk || summary_chunk;
+        $.each(packed, function (key, value) {
+            if (key !== 'mxbench_benchmarks') {
+                index[key] = value;
+            }
+        });
+        $.each(compact.groups, function (prefix, rows) {
+            $.each(rows, function (i, row) {
+                var name = prefix ? prefix + '.' + row[0] : row[0];
+                var params = compact.params[row[2]];
+                var bench = {name: name, unit: compact.units[row[1]], params: params[0],
+                             param_names: params[1]};
+                if (row.length > 3) {
+                    bench.pretty_name = row[3];
+                }
+                if (store[BENCHMARK_ENTRY + name]) {
+                    bench.code = store[BENCHMARK_ENTRY + name].code;
+                }
+                benchmarks[name] = bench;
+                positions[name] = n++;
+            });
+        });
+        index.benchmarks = benchmarks;
+        return index;
+    }
+
+    /* A grid box's graph of a benchmark with no data (window.MXBENCH_NO_DATA): none. */
+    function no_summary(path) {
+        var summary = /^graphs\/summary\/([^\/]+)\.json$/.exec(path);
+        return summary !== null && $.inArray(summary[1], window.MXBENCH_NO_DATA || []) !== -1;
+    }
+
+    /* A benchmark's code and default view, once its graph script has run. */
+    function take_benchmark_entry(name, entry) {
+        if (entry && entry.view) {
+            window.MXBENCH_DEFAULTS[name] = entry.view;
+        }
+        if (index_json && Object.prototype.hasOwnProperty.call(index_json.benchmarks, name)) {
+            index_json.benchmarks[name].code = entry ? entry.code : null;
+        }
+        setTimeout(show_code, 0);
+    }
+
+    /* The benchmark of an address with no selection (#<benchmark>), or null. */
+    function bare_benchmark(hash) {
+        var location = (hash || '').replace(/^#\/?/, '');
+        var name;
+        if (!location || location.indexOf('?') !== -1 || index_json === null) {
+            return null;
+        }
+        try {
+            name = decodeURIComponent(location);
+        } catch (e) {
+            return null;
+        }
+        return Object.prototype.hasOwnProperty.call(index_json.benchmarks, name) ? name : null;
+    }
+
+    /* Resolved once the graph script of the address's benchmark has run, where the address
+       asks for its default view (section 2 reads it from that script). */
+    function default_view_loaded() {
+        var name = bare_benchmark(window.location.hash);
+        if (name === null || store[BENCHMARK_ENTRY + name]) {
+            return $.Deferred().resolve().promise();
+        }
+        return load_bundle(bundle_of(BENCHMARK_ENTRY + name));
+    }
+
+    /* The data of `path` (answer.resolve'd) once its script has run; index.json once the
+       address's default view is known too, so that asv reads the completed address. */
+    function answer_from_scripts(path, bundle, answer) {
+        load_bundle(bundle).then(function () {
+            if (!Object.prototype.hasOwnProperty.call(store, path)) {
+                answer.reject(null, 'error', 'Not Found');
+                return;
+            }
+            var data = unpack(path, store[path]);
+            if (path !== 'index.json') {
+                answer.resolve(data, 'success');
+                return;
+            }
+            default_view_loaded().always(function () {
+                apply_default_view();
+                answer.resolve(data, 'success');
+                show_code();
+            });
+        }, function () {
+            answer.reject(null, 'error', 'Not Found');
+        });
+    }
+
+    if ($ && $.ajax) {
         var ajax = $.ajax;
         $.ajax = function (url, options) {
             var settings = (typeof url === 'object') ? url : $.extend({}, options, {url: url});
@@ -114,17 +276,53 @@
             if (bundle === null) {
                 return ajax.apply(this, arguments);
             }
-            load_bundle(bundle).then(function () {
-                if (Object.prototype.hasOwnProperty.call(store, path)) {
-                    answer.resolve(store[path], 'success');
-                } else {
-                    answer.reject(null, 'error', 'Not Found');
-                }
-            }, function () {
-                answer.reject(null, 'error', 'Not Found');
-            });
+            if (no_summary(path)) {
+                /* asv asks for the boxes it hides too (a hidden box counts as in view) */
+                setTimeout(function () { answer.reject(null, 'error', 'Not Found'); }, 0);
+                return answer.promise();
+            }
+            answer_from_scripts(path, bundle, answer);
             return answer.promise();
         };
+    }
+
+    /* A new address of a benchmark with no selection: asv's own handler (and section 2's)
+       wait until the benchmark's script, with its default view, has run. */
+    window.addEventListener('hashchange', function (event) {
+        var name = bare_benchmark(window.location.hash);
+        if (name === null || store[BENCHMARK_ENTRY + name]) {
+            return;
+        }
+        event.stopImmediatePropagation();
+        default_view_loaded().always(function () {
+            apply_default_view();
+            $(window).trigger('hashchange');
+        });
+    });
+
+    /* The benchmark's code (asv showed it as a tooltip from index.json, which no longer
+       carries it): a panel under the graph page's selectors, from the benchmark's script. */
+    function show_code() {
+        var bench = $ && $.asv && $.asv.main_json ? current_benchmark() : null;
+        var panel = $('#mxbench-code');
+        if (!bench || !bench.code) {
+            panel.remove();
+            return;
+        }
+        if (!panel.length) {
+            panel = $('<div id="mxbench-code" class="panel panel-default">' +
+                      '<div class="panel-heading">code</div>' +
+                      '<div class="panel-body"><pre></pre></div></div>')
+                .appendTo('#graphdisplay-navigation');
+        }
+        /* HTML already: `mxbench publish` escaped it (mxbench/site/shown_text.py) */
+        panel.find('pre').html(bench.code);
+    }
+
+    if ($) {
+        $(function () {  /* reads the address, not asv's state: before or after asv's handler */
+            $(window).on('hashchange', show_code);
+        });
     }
 
     /* --- 2. the default view of a benchmark page ------------------------------------------ */
@@ -1512,6 +1710,113 @@
         });
     }
 
+    /* --- 13. the grid, drawn as it comes into view ------------------------------------------- */
+    /* asv's grid built all 3,500 boxes with two tooltips and a scroll handler each before it
+       drew one (2-5 s); this one builds the section shown first (the operators' history) at
+       once and the others after it, a section at a time, and draws a box's little graph when
+       it comes into view (IntersectionObserver), with asv's markup and plot options. */
+    var GRID_PLOT = {series: {lines: {show: true, lineWidth: 2}, shadowSize: 0},
+                     grid: {borderWidth: 1, margin: 0, labelMargin: 0, axisMargin: 0,
+                            minBorderMargin: 0},
+                     xaxis: {ticks: []}, yaxis: {ticks: [], min: 0}, legend: {show: false}};
+    var grid_built = false;
+    var GRID_SLICE = 120;  /* boxes built at a time: the first screen holds fewer */
+
+    function grid_box(bench, observer, no_data) {
+        var box = $('<a class="btn benchmark-container"/>').attr('href', '#' + bench.name);
+        var plot = $('<div class="benchmark-plot"/>').attr('id', 'summarygrid-' + bench.name);
+        /* HTML, as asv writes it: publish escaped pretty_name (mxbench/site/shown_text.py) */
+        box.append($('<div class="benchmark-text"/>').attr('title', bench.name).html(
+            bench.pretty_name || bench.name.slice(bench.name.indexOf('.') + 1)), plot);
+        plot.data('mxbench-benchmark', bench.name);
+        if (no_data[bench.name]) {
+            box.addClass('mxbench-no-data');  /* as tidy_grid marks it, before it is shown */
+        } else {
+            observer.observe(plot[0]);
+        }
+        return box;
+    }
+
+    function draw_grid_box(plot) {
+        $.asv.load_graph_data('graphs/summary/' + plot.data('mxbench-benchmark') + '.json')
+            .done(function (data) {
+                $.plot(plot, [{data: data}], $.extend(true, {colors: $.asv.colors}, GRID_PLOT));
+            });
+    }
+
+    /* The sections of index.json's benchmarks (by the name's first part), the operators'
+       history first. */
+    function grid_sections() {
+        var sections = {}, order = [];
+        $.each($.asv.main_json.benchmarks, function (name, bench) {
+            var section = name.slice(0, name.indexOf('.'));
+            if (!sections[section]) {
+                sections[section] = [];
+                order.push(section);
+            }
+            sections[section].push(bench);
+        });
+        order.sort(function (a, b) {
+            return (b === 'bench_operators') - (a === 'bench_operators');
+        });
+        return $.map(order, function (section) { return [[section, sections[section]]]; });
+    }
+
+    function build_grid() {
+        var display = $('#summarygrid-display');
+        var observer = new IntersectionObserver(function (entries) {
+            $.each(entries, function (i, entry) {
+                if (entry.isIntersecting) {
+                    observer.unobserve(entry.target);
+                    draw_grid_box($(entry.target));
+                }
+            });
+        });
+        var no_data = {};
+        $.each(window.MXBENCH_NO_DATA || [], function (i, name) { no_data[name] = true; });
+        var slices = [];  /* [section, its benchmarks from GRID_SLICE * n] */
+        $.each(grid_sections(), function (i, section) {
+            for (var n = 0; n < section[1].length; n += GRID_SLICE) {
+                slices.push([section[0], section[1].slice(n, n + GRID_SLICE)]);
+            }
+        });
+        function add_slice(n) {
+            if (n < slices.length) {
+                var group = $('#group-' + slices[n][0]);
+                if (!group.length) {
+                    group = $('<div class="benchmark-group"/>').attr('id', 'group-' + slices[n][0])
+                        .append($('<h1/>').text(slices[n][0])).appendTo(display);
+                }
+                group.append($.map(slices[n][1], function (bench) {
+                    return grid_box(bench, observer, no_data)[0];
+                }));
+                setTimeout(function () { add_slice(n + 1); }, 0);
+            } else {
+                tidy_grid();  /* the sections with no box left (their boxes came later) */
+                display.attr('data-mxbench-grid', 'built');  /* every box is there (tests) */
+            }
+        }
+        add_slice(0);
+    }
+
+    function show_grid() {
+        $('#summarygrid-display').show();
+        $('#title').text('All benchmarks');
+        $('.tooltip').remove();
+        if (!grid_built) {
+            grid_built = true;
+            build_grid();
+        }
+    }
+
+    if ($) {
+        $(function () {  /* after asv's own ready handler, which registered its grid */
+            if ($.asv && window.IntersectionObserver) {
+                $.asv.register_page('', show_grid);
+            }
+        });
+    }
+
     /* For tests and the curious. */
     window.mxbenchOverlay = {
         default_hash: default_hash,
@@ -1527,6 +1832,7 @@
         change_block: change_block,
         about_block: about_block,
         list_hash: list_hash,
-        point_name: point_name
+        point_name: point_name,
+        grid_sections: grid_sections
     };
 })();
