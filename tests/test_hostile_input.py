@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import HISTORY_MACHINE, ROOT, AsvProject
 from tests.test_site import chromium  # noqa: F401 (the fixture: headless Chromium)
 
+from mxbench.core import results as results_store
 from mxbench.site import pages
 
 # Two real result files of the history (1.0.0.post4 and 1.5.1.post0, cpu-mkldnn), as
@@ -305,6 +306,7 @@ def hostile_site(tmp_path_factory):
         cpu=HOSTILE_CPU, os="Linux" + payload("os", script=True), arch=payload("arch")))
 
     def hostile_result(data):
+        data.update(results_store.with_gpu_skips(data))  # the row's 'gpu' point back, a slot
         data["params"].update(cpu=HOSTILE_CPU, num_cpu="2" + payload("num_cpu"))
         data["results"][BENCH][1] = [["'cpu'", HOSTILE_PARAM]]
     for name in GOOD_FILES:
