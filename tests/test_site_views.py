@@ -22,7 +22,7 @@ from tests.conftest import HISTORY_MACHINE, ROOT, AsvProject
 from tests.test_site import (ARTIFACTS, PAGE_STATE, assert_all_from_disk, chromium,  # noqa: F401
                              file_url, log_position, missing, wait_for_plot)
 
-from mxbench.site import SITE_DIR, page_tidy, pages, vendor
+from mxbench.site import SITE_DIR, file_data, page_tidy, pages, vendor
 
 ARCHIVED = "amd-epyc-2cpu-24gb"
 BENCH = "bench_operators.BatchNorm.time_forward"
@@ -153,7 +153,7 @@ def test_a_graph_shows_noise_a_verdict_and_one_line_across_pythons(chromium, vie
     lies inside the plot."""
     html, page = views_site.html, chromium
     noise = json.loads((ROOT / "reports" / "noise" / (HISTORY_MACHINE + ".json")).read_text())
-    changes = json.loads((html / "changes.json").read_text())
+    changes = file_data.read_site_json(str(html), "changes.json")
     confirmed = [dict(zip(changes["fields"], row)) for row in changes["changes"]]
     confirmed = [c for c in confirmed if c["point"] == POINT and c["state"] == "confirmed"
                  and (c["base"], c["head"]) == PAIR]
@@ -174,7 +174,7 @@ def test_a_graph_shows_noise_a_verdict_and_one_line_across_pythons(chromium, vie
 
     # one line per flavor: the 1.2.x points of Python 3.7 on it, and a legend entry apart
     tags = views_site.tags
-    revisions = json.loads((html / "index.json").read_text())["tags"]
+    revisions = file_data.read_site_json(str(html), "index.json")["tags"]
     series = page.evaluate("$('#main-graph').data('plot').getData().map(function(s){"
                            " return {label: s.label, lines: s.lines.show, points: s.data.filter("
                            "function(p){return p && p[1] !== null}).map(function(p){"
@@ -289,20 +289,21 @@ def test_the_grid_draws_the_history_machine(views_site):
     (asv's summary joined every machine's graphs into one line)."""
     from asv.graph import Graph, make_summary_graph
     html = views_site.html
-    index = json.loads((html / "index.json").read_text())
+    index = file_data.read_site_json(str(html), "index.json")
 
     def summary_of(machines):
         graphs = []
         for params in index["graph_param_list"]:
-            path = html / (Graph.get_file_path(params, BENCH) + ".json")
-            if params["machine"] in machines and path.exists():
+            path = Graph.get_file_path(params, BENCH).replace("\\", "/") + ".json"
+            points = file_data.read_site_json(str(html), path)
+            if params["machine"] in machines and points is not None:
                 graph = Graph(BENCH, params)
-                for revision, value in json.loads(path.read_text()):
+                for revision, value in points:
                     graph.add_data_point(revision, value)
                 graphs.append(graph)
         return [list(p) for p in make_summary_graph(graphs).get_data()]
 
-    shown = json.loads((html / "graphs" / "summary" / (BENCH + ".json")).read_text())
+    shown = file_data.read_site_json(str(html), "graphs/summary/" + BENCH + ".json")
     history = [[r, v] for r, v, _ in summary_of([HISTORY_MACHINE])]
     every = [[r, v] for r, v, _ in summary_of([HISTORY_MACHINE, ARCHIVED])]
     assert shown == json.loads(json.dumps(history)) and history != every, (shown[:3], every[:3])
