@@ -11,7 +11,7 @@ and Hypothesis is steered with target() toward a high cost per input element, le
 call's fixed cost (the median of the entry's `small` case, dispatch-bound). Most of --budget
 goes to the search; the rest confirms cliffs among the costliest shapes: each one's
 neighbours are timed once, and those at least 2x cheaper per element are re-measured with
-it in ROUNDS interleaved rounds (mxbench.reports.cliffs has the rule). A confirmed cliff is
+it in ROUNDS interleaved rounds (mxbench.core.cliff_rule has the rule). A confirmed cliff is
 written into benchmarks/catalogue/cliffs.json as a named case of its entry (bench_cliffs
 times it along the ladder), and every search leaves its log in --out.
 

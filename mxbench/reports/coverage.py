@@ -32,7 +32,8 @@ def coverage(registry=None, catalogue=C):
     entries = OrderedDict()
     mx_nd_entries = [op for op in catalogue.OPERATORS if op.call not in C.NUMPY_CALLS]
     for op in mx_nd_entries:
-        # catalogue_registry's entries count here only for the public names they cover.
+        # The registry entries (benchmarks/catalogue/registry.py) count here only for the
+        # public names they cover.
         for name in [n for n in getattr(op, "covers", ()) if n in group_of] or (
                 [] if hasattr(op, "covers") else [op.name]):
             entries.setdefault(name, []).append(op.class_name)
@@ -129,8 +130,9 @@ def family(group):
 
 
 def entry_registry_names(op, registered):
-    """The registered names an entry times: its `covers` (catalogue_registry), else its mx.nd
-    name (and later_name) as registered: linalg_gemm2, contrib.box_nms -> _contrib_box_nms."""
+    """The registered names an entry times: its `covers` (benchmarks/catalogue/registry.py),
+    else its mx.nd name (and later_name) as registered: linalg_gemm2, contrib.box_nms ->
+    _contrib_box_nms."""
     names = list(getattr(op, "covers", ()))
     for name in [op.name, op.later_name]:
         if not name:
@@ -141,8 +143,9 @@ def entry_registry_names(op, registered):
 
 
 def numpy_family_status(numpy_report):
-    """The numpy interface's status: what catalogue_np's entries run, read from the profiler
-    by numpy_coverage (exact per release), for groups no entry's name covers."""
+    """The numpy interface's status: what the mx.np/mx.npx entries
+    (benchmarks/catalogue/np_interface.py) run, read from the profiler by numpy_coverage
+    (exact per release), for groups no entry's name covers."""
     rows = numpy_report["operators"] if numpy_report else {}
 
     def status(group, catalogue):
