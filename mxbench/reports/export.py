@@ -3,7 +3,7 @@
 One row per parameter point of every recording (machine, commit, environment), with its
 status (ok, skipped, failed) and the statistics its recording supports (`stats_source`:
 samples, asv-summary or value-only). Columns and examples: docs/adhoc-and-export.md. The
-renderers (render_json/csv/markdown) are shared with mxbench.adhoc: Python 3.7 syntax.
+renderers (mxbench/core/tables.py) are shared with mxbench.adhoc: Python 3.7 syntax.
 """
 import ast
 import math
