@@ -34,7 +34,7 @@ class _FirstCallMemory(object):
     operator = None  # the catalogue entry, set per generated class
     param_names = ["shape", "dtype"]
     timeout = 120
-    # The long selection's (mxbench/selection.py): a first call's memory moves only when a
+    # The long selection's (mxbench/core/selection.py): a first call's memory moves only when a
     # release changes an operator's output, workspace or set-up, and its 412 short points
     # cost 50 s of a short run that has to stay within 10 minutes (docs/measurement.md).
     short = False

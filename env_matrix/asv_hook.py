@@ -16,10 +16,10 @@ import os
 import subprocess
 import sys
 
+from benchmarks import ROOT
 from env_matrix import cuda
 from env_matrix import matrix as M
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKER = os.path.join(sys.prefix, "mxbench-build.json")
 PROJECT_PTH = "mxbench-project.pth"
 RELEASE_FILE = "MXNET_RELEASE"

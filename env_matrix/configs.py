@@ -9,7 +9,8 @@ import json
 import os
 from collections import OrderedDict
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from benchmarks import ROOT
+
 BASE = "asv.conf.json"
 
 # file -> (what it is for, {key or dotted key: value})

@@ -38,16 +38,14 @@ from benchmarks.catalogue.cliffs import CliffsFileError
 from benchmarks.catalogue.crashes import CrashDataError
 from env_matrix.matrix import MatrixError
 
-from mxbench.asvrun import conditions
-from mxbench.asvrun import runner as asvtools
-from mxbench.commands import (check, ci_matrix, compare, confirm, drop_gpu_skips, find, matrix,
-                              merge, publish, run, selection, setup)
+from mxbench.asvrun import conditions, runner
+from mxbench.commands import (adhoc, baselines, changes, check, ci_matrix, cliffs, compare,
+                              confirm, cost, coverage, dispatch, drop_gpu_skips, export, find,
+                              matrix, merge, models, noise, publish, run, search, selection,
+                              setup)
 from mxbench.core import arguments, errors
-from mxbench.core import project as project_model
+from mxbench.core.project import DEFAULT_CONFIG, load as load_project
 from mxbench.core.results import ResultsProblem
-from mxbench.inside import adhoc, dispatch, search
-from mxbench.reports import (baselines, changes, cliffs, cost, coverage, export, models,
-                             noise)
 
 # What a user can cause, printed in one line with exit 2: mxbench's one error type, and the
 # layers' below it that cannot derive from it (the matrix, the catalogue's data files)
@@ -118,7 +116,7 @@ def parse(argv):
 
 
 def terminate(signum, frame):
-    raise asvtools.Interrupted(signum)
+    raise runner.Interrupted(signum)
 
 
 def main(argv=None):
@@ -130,8 +128,8 @@ def main(argv=None):
     try:
         if args.needs_project:
             chosen = getattr(args, "variant", None) or []
-            args.project = project_model.load(
-                args.config or project_model.DEFAULT_CONFIG, args.results).for_variants(
+            args.project = load_project(
+                args.config or DEFAULT_CONFIG, args.results).for_variants(
                     [chosen] if isinstance(chosen, str) else chosen)
         return args.func(args)
     except ResultsProblem as exc:
@@ -144,7 +142,7 @@ def main(argv=None):
         # the reader went away (`... | head`): nothing more to say, and no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return errors.OK
-    except (asvtools.Interrupted, KeyboardInterrupt) as exc:
+    except (runner.Interrupted, KeyboardInterrupt) as exc:
         print("interrupted: what finished is kept in results/; run the same command again "
               "to resume", file=sys.stderr)
         return getattr(exc, "exit_code", errors.INTERRUPTED)

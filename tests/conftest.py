@@ -77,8 +77,8 @@ ARCHIVE_MACHINE = "amd-epyc-2cpu-24gb"
 os.environ.setdefault("MXBENCH_ALLOW_BUSY", "1")
 
 from env_matrix import ladder
-from mxbench.asvrun import runner as asvtools
-from mxbench.core import project as project_model
+from mxbench.asvrun import runner
+from mxbench.core.project import load as load_project, read_config
 
 # Two ladder commits, the same small benchmark subset, quick-but-real settings.
 E2E_RELEASES = ("1.8.0.post0", "1.9.1")
@@ -102,11 +102,11 @@ class AsvProject(object):
         self.variants_conf_path = self.write_config("asv.variants.conf.json")
         ladder.ensure(str(self.ladder))
         self.tags = ladder.tags(str(self.ladder))
-        asvtools.ensure_machine(self.machine)
+        runner.ensure_machine(self.machine)
 
     def write_config(self, name):
         """A copy of the repo's config `name` in this project's folder."""
-        conf = project_model.read_config(str(ROOT / name))
+        conf = read_config(str(ROOT / name))
         conf.update(repo=str(self.ladder), results_dir=str(self.results_dir),
                     html_dir=str(self.html_dir), env_dir=str(self.env_dir),
                     benchmark_dir=str(ROOT / "benchmarks"))
@@ -118,7 +118,7 @@ class AsvProject(object):
 
     def run(self, *args, env=None):
         full_env = dict(os.environ, **(env or {}))
-        return subprocess.run([asvtools.asv_executable(), "--config", str(self.conf_path)]
+        return subprocess.run([runner.asv_executable(), "--config", str(self.conf_path)]
                               + list(args), cwd=str(self.base), env=full_env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               universal_newlines=True, timeout=1800)
@@ -135,7 +135,7 @@ class AsvProject(object):
                               universal_newlines=True, timeout=1800)
 
     def env_name(self, flavor):
-        return project_model.load(str(self.conf_path)).environment(flavor)
+        return load_project(str(self.conf_path)).environment(flavor)
 
     def result_file(self, release, flavor):
         return (self.results_dir / self.machine

@@ -263,8 +263,8 @@ def test_a_baselines_recording_carries_the_versions_it_was_checked_against(tmp_p
     pytest.importorskip("asv", reason="the results store reads asv's files")
     import shutil
     from asv.results import Results
-    from mxbench.asvrun import runner as asvtools
-    from mxbench.core import project as project_model
+    from mxbench.asvrun import runner
+    from mxbench.core.project import load as load_project
     from mxbench.core import results
     recorded_dir = ROOT / "results-baselines"
     source = results.Store(recorded_dir).files()[0]
@@ -273,9 +273,9 @@ def test_a_baselines_recording_carries_the_versions_it_was_checked_against(tmp_p
     (target / machine).mkdir(parents=True)
     shutil.copy(str(recorded_dir / "benchmarks.json"), str(target))
     shutil.copy(str(recorded_dir / machine / "machine.json"), str(target / machine))
-    project = project_model.load(str(ROOT / "asv.baselines.conf.json"), str(target))
-    assert project_model.load().result_stamp() is None  # the history's files: asv's alone
-    staging = asvtools.Staging(project, machine)
+    project = load_project(str(ROOT / "asv.baselines.conf.json"), str(target))
+    assert load_project().result_stamp() is None  # the history's files: asv's alone
+    staging = runner.Staging(project, machine)
     staging.prepare([results.read_result_file(source)["commit_hash"]])
     staged = os.path.join(staging.results_dir, machine, os.path.basename(source))
     data = results.read_result_file(source)
@@ -323,13 +323,12 @@ def test_site_gets_the_baselines_section(tmp_path):
     copy asv publish reads (their graphs in the one site, no second copy of asv's assets), the
     report page with a link to each point's graph, its CSV, and a link in the navigation bar."""
     pytest.importorskip("asv", reason="asv publishes the site")
-    from mxbench.asvrun import runner as asvtools
-    from mxbench.core import project as project_model
+    from mxbench.core.project import DEFAULT_CONFIG, load as load_project
     from mxbench.core.results import Store
     from mxbench.site import pages, publish
-    extra = publish.baselines_store(asvtools.DEFAULT_CONFIG)
+    extra = publish.baselines_store(DEFAULT_CONFIG)
     assert extra is not None
-    history = project_model.load(asvtools.DEFAULT_CONFIG).store
+    history = load_project(DEFAULT_CONFIG).store
     copy = Store(publish.site_results(history, str(tmp_path / "work"), extra))
     names = set(copy.benchmark_info())
     assert any(n.startswith("bench_baselines.") for n in names)

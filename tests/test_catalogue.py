@@ -223,8 +223,9 @@ def report():
     if mx.__version__ != CATALOGUE_RELEASE:
         pytest.skip("coverage is checked against mxnet %s (installed: %s)"
                     % (CATALOGUE_RELEASE, mx.__version__))
+    from mxbench.inside.registry import Registry
     from mxbench.reports.coverage import coverage
-    return coverage(mx)
+    return coverage(Registry(mx))
 
 
 def test_every_public_operator_is_covered_or_excluded(report):
@@ -364,10 +365,11 @@ def test_coverage_reports_a_dropped_entry_as_missing(report):
     """The checker itself: an operator whose entry disappears shows up as missing."""
     import types
     import mxnet as mx
+    from mxbench.inside.registry import Registry
     from mxbench.reports.coverage import coverage
     fake = types.SimpleNamespace(OPERATORS=[op for op in C.OPERATORS if op.name != "abs"],
                                  EXCLUDED=C.EXCLUDED)
-    dropped = coverage(mx, catalogue=fake)
+    dropped = coverage(Registry(mx), catalogue=fake)
     assert dropped["names"]["abs"]["status"] == "missing"
     assert dropped["counts"]["missing"] == 1
     assert dropped["counts"]["covered"] == report["counts"]["covered"] - 1
@@ -400,8 +402,9 @@ MIN_NUMPY_COVERED = 200  # of the 230 _np*/_npi*/_npx* operators of mxnet 1.9.1
 @pytest.fixture(scope="module")
 def numpy_report(report):
     import mxnet as mx
+    from mxbench.inside.registry import Registry
     from mxbench.reports.coverage import numpy_coverage
-    return numpy_coverage(mx)
+    return numpy_coverage(Registry(mx))
 
 
 def test_numpy_interface_covers_the_registry(numpy_report):
@@ -426,10 +429,11 @@ def test_numpy_interface_covers_the_registry(numpy_report):
 def test_numpy_coverage_reports_a_dropped_entry_as_missing(numpy_report):
     import types
     import mxnet as mx
+    from mxbench.inside.registry import Registry
     from mxbench.reports.coverage import numpy_coverage
     # A catalogue of two entries (cheap to profile): what they run is covered, no more.
     two = [op for op in C.OPERATORS if op.class_name in ("np_linalg_svd", "npx_relu")]
-    small = numpy_coverage(mx, catalogue=types.SimpleNamespace(OPERATORS=two))
+    small = numpy_coverage(Registry(mx), catalogue=types.SimpleNamespace(OPERATORS=two))
     covered = [k for k, row in small["operators"].items() if row["status"] == "covered"]
     assert covered == ["_npi_svd", "_npx_relu"], covered
     # Operators the whole catalogue covers here but excludes where it cannot (2.0's unused
@@ -444,8 +448,9 @@ def test_numpy_coverage_reports_a_dropped_entry_as_missing(numpy_report):
 @pytest.fixture(scope="module")
 def registry_report(report, numpy_report):
     import mxnet as mx
+    from mxbench.inside.registry import Registry
     from mxbench.reports.coverage import registry_coverage
-    return registry_coverage(mx, numpy_report=numpy_report)
+    return registry_coverage(Registry(mx), numpy_report=numpy_report)
 
 
 def test_every_registered_operator_is_covered_or_excluded(registry_report):
@@ -468,11 +473,12 @@ def test_every_registered_operator_is_covered_or_excluded(registry_report):
 def test_registry_checker_reports_a_dropped_entry_as_missing(registry_report, numpy_report):
     import types
     import mxnet as mx
+    from mxbench.inside.registry import Registry
     from mxbench.reports.coverage import registry_coverage
     fake = types.SimpleNamespace(
         OPERATORS=[op for op in C.OPERATORS if op.class_name != "scalar_add"],
         EXCLUDED=C.EXCLUDED, REGISTRY_EXCLUDED=C.REGISTRY_EXCLUDED)
-    dropped = registry_coverage(mx, catalogue=fake, numpy_report=numpy_report)
+    dropped = registry_coverage(Registry(mx), catalogue=fake, numpy_report=numpy_report)
     assert dropped["operators"]["_PlusScalar"]["status"] == "missing"
     assert dropped["operators"]["_PlusScalar"]["family"] == "scalar/internal"
     assert dropped["total"]["covered"] == registry_report["total"]["covered"] - 1

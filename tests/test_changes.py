@@ -34,8 +34,8 @@ def test_release_report_and_chart(asv_e2e, tmp_path):
 
 def test_aa_on_two_real_runs_of_one_release(asv_e2e):
     second = asv_e2e.machine + "-again"
-    from mxbench.asvrun import runner as asvtools
-    asvtools.ensure_machine(second)
+    from mxbench.asvrun import runner
+    runner.ensure_machine(second)
     try:
         proc = asv_e2e.mxbench("--machine", second, "run", "1.9.1", "--flavor", "cpu-mkldnn",
                                "--bench", r"^bench_overhead\.Dispatch\.", "--", "-a", "rounds=1")
@@ -58,9 +58,9 @@ def test_cost_lists_where_the_time_went(asv_e2e):
 def test_cost_counts_setup_caches_as_benchmarking_not_install():
     """asv keeps a setup_cache's seconds beside '<build>' in a record's durations; the
     instruction counts run in bench_instructions' setup_caches (minutes), which are no install."""
-    from mxbench.core import project as project_model
+    from mxbench.core.project import DEFAULT_CONFIG, load as load_project
     from mxbench.reports import cost
-    project = project_model.load(project_model.DEFAULT_CONFIG)
+    project = load_project(DEFAULT_CONFIG)
     commit, env_name = project.commit("1.9.1"), project.environment_names()["cpu-mkldnn"]
     recorded = project.store.recordings(HISTORY_MACHINE, commit, env_name)[0].durations
     per, caches, build = cost.durations(project.store, HISTORY_MACHINE, commit, env_name)

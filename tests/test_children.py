@@ -19,7 +19,7 @@ import uuid
 
 import pytest
 
-from mxbench.asvrun import runner as asvtools
+from mxbench.asvrun import runner
 from mxbench.core import results
 from tests.conftest import ROOT, AsvProject
 
@@ -143,8 +143,8 @@ def test_a_killed_run_leaves_no_process_running_and_no_lock_held(recorded_projec
         "-a", "rounds=1", "-a", "repeat=500", "-a", "warmup_time=1"), tmp_path)
     command.wait_for("asv forkserver", lambda: command_lines(command, "run_server"))
     time.sleep(1)
-    from mxbench.core import project as project_model
-    locks = [path for path, _ in asvtools.lock_paths(project_model.load(str(project.conf_path)))]
+    from mxbench.core.project import load as load_project
+    locks = [path for path, _ in runner.lock_paths(load_project(str(project.conf_path)))]
     command.kill(group=group, locks=locks)
     # the next run takes the checkout over and records (what the killed one staged is merged)
     proc = project.mxbench("run", HEAD, "--flavor", FLAVOR, "--rerun", "--bench", ADD_RE,
@@ -198,16 +198,16 @@ def test_a_killed_confirm_leaves_no_process_and_its_rounds_never_become_a_verdic
         return all(any(n.startswith(p) for n in staged) for p in prefixes)
     command.wait_for("a round of both releases staged", both_staged)
     time.sleep(1.5)  # longer than a merge interval: what a run merges as it goes is merged
-    from mxbench.core import project as project_model
-    target = project_model.load(str(project.conf_path), str(confirmations / (
+    from mxbench.core.project import load as load_project
+    target = load_project(str(project.conf_path), str(confirmations / (
         "%s..%s" % (BASE, HEAD))))
     try:
-        command.kill(locks=[path for path, _ in asvtools.lock_paths(target)])
+        command.kill(locks=[path for path, _ in runner.lock_paths(target)])
         survivors = None
     except AssertionError as exc:  # the verdict is checked all the same
         survivors = exc
     # what the next confirm does first: recover what killed runs left
-    asvtools.recover_interrupted_runs(target, project.machine)
+    runner.recover_interrupted_runs(target, project.machine)
     line = verdict_line(project)
     assert "not yet confirmed" in line, (line, survivors)
     if survivors is not None:
@@ -224,7 +224,7 @@ def dead_pid():
 def left_behind(project, machine, commit, measured, finished):
     """The staging of a killed whole run (a confirmation) holding a measured file: asv had
     finished, or not."""
-    staging = asvtools.Staging(project, machine)
+    staging = runner.Staging(project, machine)
     staging.dir = os.path.join(staging.root, "run-%d" % dead_pid())
     staging.results_dir = os.path.join(staging.dir, "results")
     staging.config = os.path.join(staging.dir, "asv.conf.json")
@@ -248,7 +248,7 @@ def test_only_a_finished_whole_runs_staging_is_merged(tmp_path, capsys):
     shutil.move(recorded, str(measured))  # the store has none yet; the staging holds it
     for finished in (False, True):
         folder = left_behind(project, machine, commit, measured, finished)
-        staging = asvtools.recover_interrupted_runs(project, machine)
+        staging = runner.recover_interrupted_runs(project, machine)
         out = capsys.readouterr()[0]
         assert not os.path.exists(folder)
         if finished:
@@ -306,7 +306,7 @@ def test_a_killed_publish_leaves_no_asv_publish_running(tmp_path):
 
     def asv_publish():  # asv itself (not mxbench's fork before it execs, nor the guard)
         return [pid for pid, cmd in command.children().items()
-                if " %s --config " % asvtools.asv_executable() in cmd and " publish" in cmd
+                if " %s --config " % runner.asv_executable() in cmd and " publish" in cmd
                 and "guard.py" not in cmd]
     command.wait_for("asv publish", asv_publish)
     time.sleep(1)

@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import ROOT, AsvProject, E2E_ATTRS
 
 from env_matrix import matrix as M
-from mxbench.asvrun import runner as asvtools
+from mxbench.asvrun import runner
 from mxbench.site import SITE_DIR, file_data, vendor
 from mxbench.core.results import Store
 
@@ -103,7 +103,7 @@ def test_two_machines_merge_and_the_published_site_shows_both(asv_e2e, tmp_path)
     (tmp_path / "merged").mkdir()
     second = AsvProject(tmp_path / "second", env_dir=asv_e2e.env_dir)
     second.machine = SECOND_MACHINE
-    asvtools.ensure_machine(SECOND_MACHINE)
+    runner.ensure_machine(SECOND_MACHINE)
     proc = second.mxbench("run", "1.9.1", "--flavor", "cpu-mkldnn", "--bench", SECOND_BENCH,
                           "--", *E2E_ATTRS)
     assert proc.returncode == 0, proc.stdout[-3000:]

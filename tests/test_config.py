@@ -10,8 +10,7 @@ import pytest
 from asv.config import Config
 
 from env_matrix.matrix import load
-from mxbench.core import project as project_model
-from mxbench.core.project import read_config
+from mxbench.core.project import DEFAULT_CONFIG, VARIANTS_CONFIG, load as load_project, read_config
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX = load()
@@ -76,7 +75,7 @@ def test_gpu_config_differs_only_in_its_flavors_which_are_all_gpu():
 
 
 def test_one_environment_per_flavor():
-    names = project_model.load(str(ROOT / "asv.conf.json")).environment_names()
+    names = load_project(str(ROOT / "asv.conf.json")).environment_names()
     assert sorted(names) == sorted(MATRIX.default_flavors())
 
 
@@ -128,9 +127,9 @@ def environment_rows(name):
 def test_unknown_variant_is_an_error_naming_the_known_ones():
     from env_matrix.matrix import MatrixError
     with pytest.raises(MatrixError, match="omp-1-thread"):
-        project_model.load(project_model.VARIANTS_CONFIG).environment("cpu-mkldnn", "omp-2")
+        load_project(VARIANTS_CONFIG).environment("cpu-mkldnn", "omp-2")
     with pytest.raises(MatrixError, match="asv.variants.conf.json"):
-        project_model.load(project_model.DEFAULT_CONFIG).environment("cpu-mkldnn", "naive-engine")
+        load_project(DEFAULT_CONFIG).environment("cpu-mkldnn", "naive-engine")
 
 
 @pytest.mark.parametrize("variant, expected", [
@@ -210,25 +209,25 @@ def test_dispatch_floor_per_variant_runs():
 
 
 def test_a_variant_other_than_default_selects_the_variants_config():
-    default = project_model.load(project_model.DEFAULT_CONFIG)
-    variants = project_model.load(project_model.VARIANTS_CONFIG)
+    default = load_project(DEFAULT_CONFIG)
+    variants = load_project(VARIANTS_CONFIG)
     assert default.for_variants([]) is default
     assert default.for_variants(["default"]) is default
     assert default.for_variants(["default", "one-core"]) is variants
-    gpu = project_model.load(str(ROOT / "asv.gpu.conf.json"))  # a config given explicitly stays
+    gpu = load_project(str(ROOT / "asv.gpu.conf.json"))  # a config given explicitly stays
     assert gpu.for_variants(["one-core"]) is gpu
 
 
 def test_a_config_copy_resolves_paths_and_conf_dir_and_loads_in_asv(tmp_path):
-    from mxbench.asvrun import runner as asvtools
-    path = asvtools.config_copy(project_model.VARIANTS_CONFIG, str(tmp_path / "copy.json"),
+    from mxbench.asvrun import runner
+    path = runner.config_copy(VARIANTS_CONFIG, str(tmp_path / "copy.json"),
                                 results_dir=str(tmp_path / "elsewhere"))
     copy = read_config(path)
     assert copy["results_dir"] == str(tmp_path / "elsewhere")
     assert copy["repo"] == str(ROOT / "ladder") and copy["env_dir"] == str(ROOT / ".asv" / "env")
     assert copy["install_command"] == ["ASV_PYTHONPATH=%s python -m env_matrix.asv_hook install" % ROOT]
     loaded = Config.load(path)
-    assert loaded.matrix == read_config(project_model.VARIANTS_CONFIG)["matrix"]
+    assert loaded.matrix == read_config(VARIANTS_CONFIG)["matrix"]
 
 
 def test_low_noise_is_exactly_one_core_plus_steady_allocator():

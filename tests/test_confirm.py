@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from mxbench.core import project as project_model
+from mxbench.core.project import load as load_project
 from mxbench.core.errors import UserError
 from mxbench.core.results import by_name
 from mxbench.core.stats import round_ratio_interval
@@ -183,7 +183,7 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
     assert "0 not yet confirmed" in proc.stdout  # every candidate measured has a verdict
     # kept beside the results, as an asv results directory of its own, with its conditions
     kept = project.base / "results-confirmations" / ("%s..%s" % (BASE, HEAD))
-    target = project_model.load(str(project.conf_path), str(kept))
+    target = load_project(str(project.conf_path), str(kept))
     for release in (BASE, HEAD):
         assert target.store.has(project.machine, project.tags[release],
                                 project.env_name(FLAVOR))
@@ -262,7 +262,7 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
     assert row and re.search(r"(seen and confirmed at its shape|not seen at its shape|"
                              r"inconclusive|the other way)", row[0]), proc.stdout[-3000:]
     field_point = "bench_operators.LayerNorm.time_forward('field-19601', 'float32', 'cpu')"
-    target = project_model.load(str(project.conf_path), str(kept)).store
+    target = load_project(str(project.conf_path), str(kept)).store
     for release in (BASE, HEAD):
         measured = by_name(target.points(project.machine, project.tags[release],
                                          project.env_name(FLAVOR)))
@@ -294,7 +294,7 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
     assert "A/A %s, %s: 0 confirmed" % (HEAD, FLAVOR) in proc.stdout
     # kept apart from the pairs, each round's samples in order: 2 rounds a side of 5 samples
     kept = project.base / "results-confirmations" / ("aa-%s" % HEAD)
-    store = project_model.load(str(project.conf_path), str(kept)).store
+    store = load_project(str(project.conf_path), str(kept)).store
     samples = [p.samples for p in store.points(project.machine, project.tags[HEAD],
                                                project.env_name(FLAVOR))
                if p.name == "bench_operators.%s, 'cpu')" % point]
@@ -304,9 +304,9 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
     again = project.mxbench(*aa)
     assert again.returncode == 0 and "has a verdict" in again.stdout, again.stdout[-3000:]
     assert " refuted " in [l for l in again.stdout.splitlines() if point in l][-1]
-    assert len(project_model.load(str(project.conf_path), str(kept)).store.conditions(
+    assert len(load_project(str(project.conf_path), str(kept)).store.conditions(
         project.machine)) == runs
-    assert confirmations.held_pairs(project_model.load(str(project.conf_path))) == [
+    assert confirmations.held_pairs(load_project(str(project.conf_path))) == [
         (BASE, HEAD)]
 
 

@@ -25,8 +25,8 @@ COUNT = "bench_instructions.%s.track_%s"
 
 def header(release):
     """A committed recording's fields but its results, for `release` on MACHINE."""
-    from mxbench.core import project as project_model
-    project = project_model.load(project_model.DEFAULT_CONFIG)
+    from mxbench.core.project import DEFAULT_CONFIG, load as load_project
+    project = load_project(DEFAULT_CONFIG)
     path = project.store.filename(HISTORY_MACHINE, project.commit("1.9.1"), ENV)
     data = results.read_result_file(path)
     data["params"] = dict(data["params"], machine=MACHINE)
@@ -184,12 +184,12 @@ def test_compare_says_how_to_record_missing_counts(tmp_path):
 
 def test_check_says_for_each_regression_whether_the_count_moved(counted, capsys):
     from mxbench.commands.check import print_count_notes
-    from mxbench.core import project as project_model
+    from mxbench.core.project import DEFAULT_CONFIG, VARIANTS_CONFIG, load as load_project
     # check runs the low-noise variant (asv.variants.conf.json); the counts are read from
     # the history's default environment, whatever machine recorded them
-    project = project_model.load(project_model.DEFAULT_CONFIG, str(counted)).for_variants(
+    project = load_project(DEFAULT_CONFIG, str(counted)).for_variants(
         ["low-noise"])
-    assert project.config == project_model.VARIANTS_CONFIG
+    assert project.config == VARIANTS_CONFIG
     timing = TIMING + "('medium', 'float32', 'cpu')"
     names = [timing % ("dot", "forward"), timing % ("relu", "forward"),
              timing % ("exp", "forward"), "bench_gluon.Dense.time_forward('small')"]
@@ -301,8 +301,8 @@ def test_asv_passes_the_selection_to_the_counting_process(tmp_path):
     """Real asv in the tool venv (MXNet 1.9.1; `--python=same`, one flavor), two benchmarks
     run, one point selected: the Valgrind process counts that one in minutes (the table
     takes 30-60) and the other skips (n/a) instead of getting a value."""
-    from mxbench.core import project as project_model
-    conf = project_model.read_config(str(ROOT / "asv.conf.json"))
+    from mxbench.core.project import read_config
+    conf = read_config(str(ROOT / "asv.conf.json"))
     conf.update(repo=str(ROOT / "ladder"), benchmark_dir=str(ROOT / "benchmarks"),
                 results_dir=str(tmp_path / "results"), env_dir=str(tmp_path / "env"),
                 html_dir=str(tmp_path / "html"))

@@ -36,8 +36,8 @@ def test_releases_are_unique_and_sorted():
 def test_mxbench_defaults_leave_pre_releases_to_be_named():
     """make bench (mxbench run, no release) stays 1.9.0 + 1.9.1; make history's --minor-lines
     stays the 1.x lines: a pre-release runs when named."""
-    from mxbench.core import project as project_model
-    project = project_model.load()
+    from mxbench.core.project import load as load_project
+    project = load_project()
     lines = project.newest_per_minor_line(["cpu-mkldnn", "cpu-openblas"])
     assert lines[-1] == "1.9.1" and not any(r.startswith("2.") for r in lines)
     assert project.built_releases("cpu-mkldnn", ["2.0.0a0", "2.0.0b1"]) == ["2.0.0a0", "2.0.0b1"]

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from mxbench.reports import export
 from mxbench.core import stats
+from mxbench.core.formatting import human_value
+from mxbench.reports import export
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASES = {"1.8.0.post0", "1.9.1"}
@@ -197,8 +198,8 @@ def test_cli_missing_results_dir(tmp_path):
 
 
 def test_human_values():
-    assert export.human_value(5.18e-05, "seconds") == "51.8us"
-    assert export.human_value(3.2, "seconds") == "3.2s"
-    assert export.human_value(7925760, "bytes") == "7.56MiB"
-    assert export.human_value(None, "seconds") == ""
-    assert export.human_value(float("nan"), "seconds") == "n/a"
+    assert human_value(5.18e-05, "seconds") == "51.8us"
+    assert human_value(3.2, "seconds") == "3.2s"
+    assert human_value(7925760, "bytes") == "7.56MiB"
+    assert human_value(None, "seconds") == ""
+    assert human_value(float("nan"), "seconds") == "n/a"

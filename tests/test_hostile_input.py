@@ -204,11 +204,11 @@ def test_a_config_copy_from_a_folder_with_a_space_runs_the_install_step_there(tm
     gives asv must keep a folder with a space (or braces) one word (was: asv ran
     `ace/p` as the command, OSError)."""
     from asv.util import interpolate_command
-    from mxbench.asvrun import runner as asvtools
+    from mxbench.asvrun import runner
     folder = tmp_path / "sp ace" / "{p}"
     folder.mkdir(parents=True)
     shutil.copy(str(ROOT / "asv.conf.json"), str(folder))
-    copy = asvtools.config_copy(str(folder / "asv.conf.json"), str(tmp_path / "copy.json"))
+    copy = runner.config_copy(str(folder / "asv.conf.json"), str(tmp_path / "copy.json"))
     conf = json.loads(Path(copy).read_text())
     for key, verb in (("install_command", "install"), ("uninstall_command", "uninstall")):
         command, env, codes, cwd = interpolate_command(conf[key][0], {"conf_dir": "elsewhere"})

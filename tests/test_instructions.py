@@ -239,9 +239,9 @@ def test_on_another_date_the_same_harness_counts_the_layers_exactly():
 def test_no_instruction_count_in_the_history_is_zero():
     """A 0 is no count (callgrind named none of libmxnet's code: 1.6.0's mxnet wheel); the
     history held 826 of them until a re-run turned them into skips with the reason."""
-    from mxbench.core import project as project_model
+    from mxbench.core.project import load as load_project
     from mxbench.core.results import measured
-    project = project_model.load()
+    project = load_project()
     counts = [p for p in project.history_store.points(None, None, None,
                                                       r"^bench_instructions\.")
               if p.unit == "instructions" and measured(p.value)]

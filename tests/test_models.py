@@ -164,8 +164,8 @@ def test_report_on_the_recorded_1_9_1_results(capsys):
     """The committed history has the model benchmarks of 1.9.1 (cpu-mkldnn): every model and
     batch has its prediction from the layers and its measured time."""
     from mxbench.reports import models as report
-    from mxbench.core import project as project_model
-    project = project_model.load(str(ROOT / "asv.conf.json"))
+    from mxbench.core.project import load as load_project
+    project = load_project(str(ROOT / "asv.conf.json"))
     machine = HISTORY_MACHINE
     assert "1.9.1" in report.recorded_releases(project, machine, "cpu-mkldnn")
     head = report.load_release(project, machine, "1.9.1", "cpu-mkldnn")
@@ -183,11 +183,11 @@ def test_report_on_the_recorded_1_9_1_results(capsys):
 
 def test_site_page_shows_the_newest_recorded_release_against_the_one_before(tmp_path):
     from mxbench.reports import models as report
-    from mxbench.core import project as project_model
+    from mxbench.core.project import load as load_project
     from mxbench.site.pages import write_models_page
     page = Path(write_models_page(str(ROOT / "asv.conf.json"), str(tmp_path), log=lambda m: None))
     text = page.read_text()
-    project = project_model.load(str(ROOT / "asv.conf.json"))
+    project = load_project(str(ROOT / "asv.conf.json"))
     recorded = report.recorded_releases(project, HISTORY_MACHINE, "cpu-mkldnn")
     assert "1.9.1" in recorded and len(recorded) >= 2, recorded
     newest, before = recorded[-1], recorded[-2]  # the committed history's last two

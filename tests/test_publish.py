@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import HISTORY_MACHINE, ROOT, AsvProject
 
-from mxbench.asvrun import runner as asvtools
+from mxbench.asvrun import runner
 from mxbench.site import SITE_DIR, file_data, overlay, swap, vendor
 
 MACHINE = HISTORY_MACHINE
@@ -190,7 +190,7 @@ def test_leftovers_of_a_killed_publish_are_removed_by_the_next(project, tmp_path
     gone (killed by SIGKILL) are removed by the next publish; a live process's are kept."""
     site = tmp_path / "html"
     shutil.copytree(str(project.html_dir), str(site))
-    config = asvtools.config_copy(str(project.conf_path), str(tmp_path / "asv.conf.json"),
+    config = runner.config_copy(str(project.conf_path), str(tmp_path / "asv.conf.json"),
                                   html_dir=str(site))
     temp = tmp_path / "tmp"
     dead, alive = _dead_pid(), os.getpid()
@@ -262,7 +262,7 @@ def test_vendor_only_localizes_a_copy_and_swaps_it_in(project, tmp_path):
     site = tmp_path / "html"
     shutil.copytree(str(project.html_dir), str(site))
     shutil.rmtree(str(site / "vendor"))
-    config = asvtools.config_copy(str(project.conf_path), str(tmp_path / "asv.conf.json"),
+    config = runner.config_copy(str(project.conf_path), str(tmp_path / "asv.conf.json"),
                                   html_dir=str(site))
     pages = {rel: info for rel, info in snapshot(site)[1].items() if info[0] == "file"}
     proc = run_publish("--vendor-only", config=config)

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from mxbench.asvrun import runner as asvtools
+from mxbench.asvrun import runner
 from mxbench.core import results
 from mxbench.core.errors import UserError
 from tests.conftest import HISTORY_MACHINE, ROOT, AsvProject
@@ -125,9 +125,9 @@ def test_a_second_recording_is_refused_naming_the_holder(bare):
                               stdout=subprocess.PIPE, universal_newlines=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        from mxbench.core import project as project_model
+        from mxbench.core.project import load as load_project
         with pytest.raises(UserError) as refused:
-            with asvtools.recording(project_model.load(str(bare.conf_path))):
+            with runner.recording(load_project(str(bare.conf_path))):
                 pass
         assert "pid %d" % holder.pid in str(refused.value)
         proc = bare.mxbench("run", RELEASE, "--flavor", FLAVOR, "--bench", ADD)
@@ -136,9 +136,9 @@ def test_a_second_recording_is_refused_naming_the_holder(bare):
         holder.kill()
         holder.wait()
     # the holder is dead: its lock (and the file naming it) is taken over
-    from mxbench.core import project as project_model
-    with asvtools.recording(project_model.load(str(bare.conf_path))):
-        lock = asvtools.lock_paths(project_model.load(str(bare.conf_path)))[0][0]
+    from mxbench.core.project import load as load_project
+    with runner.recording(load_project(str(bare.conf_path))):
+        lock = runner.lock_paths(load_project(str(bare.conf_path)))[0][0]
         assert open(lock).read().split()[0] == str(os.getpid())
 
 
@@ -172,7 +172,7 @@ def test_a_stale_staging_copy_never_replaces_a_newer_measurement(tmp_path):
     ADD (its copy is the stale one) and adds its own NUMPY_ADD."""
     project, recorded = staged_project(tmp_path)
     commit = results.read_result_file(recorded)["commit_hash"]
-    staging = asvtools.Staging(project, HISTORY_MACHINE)
+    staging = runner.Staging(project, HISTORY_MACHINE)
     staging.prepare([commit])
     start = row(recorded, ADD)["started_at"]
     # the other run's measurement lands in results/

@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from mxbench.asvrun import runner as asvtools
+from mxbench.asvrun import runner
 from mxbench.core import results
 from tests.conftest import ARCHIVE_MACHINE, HISTORY_MACHINE, ROOT
 
@@ -356,15 +356,15 @@ def test_atomic_writes_leave_no_temporary_behind(tmp_path):
 
 def test_a_machine_name_of_other_hardware_is_refused(store):
     info = dict(store.machine_info(HISTORY.name))
-    here = asvtools.this_host()
-    assert asvtools.same_hardware(dict(here), here)
+    here = runner.this_host()
+    assert runner.same_hardware(dict(here), here)
     info["cpu"] = here["cpu"] + " (another one)"
     path = os.path.join(store.machine_dir(HISTORY.name), results.MACHINE_FILE)
     with open(path, "w") as fh:
         json.dump(info, fh)
     before = open(path).read()
-    with pytest.raises(asvtools.MatrixError, match="describes another host"):
-        asvtools.require_machine_is_this_host(store, HISTORY.name)
+    with pytest.raises(runner.MatrixError, match="describes another host"):
+        runner.require_machine_is_this_host(store, HISTORY.name)
     assert open(path).read() == before
 
 
@@ -373,10 +373,10 @@ def test_another_machine_name_keeps_plain_asv_working(tmp_path, monkeypatch):
     recorded there (tests, --machine) used to leave it with no answer."""
     from asv.machine import Machine
     monkeypatch.setenv("HOME", str(tmp_path))
-    asvtools.ensure_machine()
-    asvtools.ensure_machine("some-other-name")
+    runner.ensure_machine()
+    runner.ensure_machine("some-other-name")
     loaded = Machine.load(_path=str(tmp_path / ".asv-machine.json"))
-    assert loaded.machine == asvtools.machine_name()
+    assert loaded.machine == runner.machine_name()
 
 
 def test_asv_keyboard_interrupt_traceback_is_left_out_and_other_errors_pass():
@@ -390,7 +390,7 @@ def test_asv_keyboard_interrupt_traceback_is_left_out_and_other_errors_pass():
             "Traceback (most recent call last):\n  File \"threading.py\", line 1590\n"
             "    lock.acquire()\nKeyboardInterrupt: \n")
     out = io.StringIO()
-    asvtools.relay_stderr(io.StringIO(text), out)
+    runner.relay_stderr(io.StringIO(text), out)
     assert out.getvalue() == ("warning: x\n· Interrupted.\nTraceback (most recent call last):\n"
                               "  File \"asv\", line 9\nValueError: bad\n")
 

@@ -16,7 +16,8 @@ from benchmarks.catalogue import cliffs as data
 from mxbench.core import results
 from mxbench.inside import search
 from mxbench.inside import search_space as S
-from mxbench.reports import cliffs as rule
+from mxbench.core import cliff_rule as rule
+from mxbench.reports import cliffs as cliff_report
 
 ROOT = Path(__file__).resolve().parent.parent
 FAR = 10 ** 9  # a deadline that never comes (time.monotonic() seconds)
@@ -221,7 +222,7 @@ def test_the_report_says_where_a_cliff_holds():
     log = {"mxnet": "1.9.1", "seed": 0, "budget_s": 60, "cliffs": [cliff],
            "tried": [{"case": "300x1025", "dtype": "float32", "seconds": 3e-3,
                       "elements": 307500, "cost_per_element": 1e-8}]}
-    text = rule.report({"softmax": log}, [cliff], points,
+    text = cliff_report.report({"softmax": log}, [cliff], points,
                        {"c191": "1.9.1", "c151": "1.5.1"}.get, lambda env: "cpu-mkldnn")
     row = [l for l in text.splitlines() if l.startswith("| softmax | cliff_300x1025")][0]
     assert "1.9.1 cpu-mkldnn 3.00x" in row and "1.5.1 cpu-mkldnn 1.00x (gone)" in row

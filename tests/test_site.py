@@ -591,10 +591,10 @@ def test_history_graph_paths_have_no_torch_level(asv_e2e, tmp_path):
     """The baselines' results (torch in their environment) merged into the site's results
     copy: no `torch` parameter reaches asv, so the history's graph paths and legends are as
     before the merge (no "torch-null" level)."""
-    from mxbench.core import project as project_model
+    from mxbench.core.project import load as load_project
     from mxbench.core.results import Store, read_result_file
     from mxbench.site import publish
-    baselines = project_model.load(publish.BASELINES_CONFIG).store
+    baselines = load_project(publish.BASELINES_CONFIG).store
     if not baselines.files():
         pytest.skip("no recorded baselines")
     assert any("torch" in read_result_file(f)["params"] for f in baselines.files())

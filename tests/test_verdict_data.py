@@ -6,7 +6,7 @@ import shutil
 
 from tests.conftest import HISTORY_MACHINE, ROOT, AsvProject
 
-from mxbench.core import project as project_model
+from mxbench.core.project import Project, load as load_project
 from mxbench.reports import confirmations
 from mxbench.site import file_data, verdict_data
 
@@ -23,7 +23,7 @@ def test_the_recorded_confirmations_and_their_verdicts():
     """Every recorded confirmation run of the history's machine is in the file, with the
     verdicts docs/history.md gives: 1.9.0 -> 1.9.1 15 confirmed, 2 refuted and 6
     inconclusive, LayerNorm in 1.9.0 0.15x [0.14, 0.19]."""
-    project = project_model.load()
+    project = load_project()
     data = verdict_data.verdicts_data(project)
     pairs = {(e["base"], e["head"]) for e in data["confirmations"]}
     # a confirmation run of a machine whose history results/ does not hold (the archived
@@ -66,7 +66,7 @@ def test_written_beside_regressions_json_and_in_its_file_data_script(tmp_path):
     pair = "2.0.0a0..2.0.0b1"
     shutil.copytree(str(ROOT / "results-confirmations" / pair),
                     str(project.base / "results-confirmations" / pair))
-    project_model.Project.load.cache_clear()
+    Project.load.cache_clear()
     data = json.loads(open(verdict_data.write_verdicts(config, str(html),
                                                        log=lambda *a: None)).read())
     points = [e["point"] for e in data["confirmations"]]
@@ -185,7 +185,7 @@ def test_changes_json_does_not_follow_asvs_order(tmp_path):
     """asv writes regressions.json in an order that moves between publishes; changes.json's
     rows are sorted, so the same regressions in another order give the same file."""
     from mxbench.site import change_data
-    project = project_model.load(str(ROOT / "asv.conf.json"))
+    project = load_project(str(ROOT / "asv.conf.json"))
     verdicts = file_data.read_site_json(str(ROOT / "html"), "confirmations.json")
     site = tmp_path / "site"
     site.mkdir()

@@ -274,10 +274,10 @@ def test_counts_of_one_counting_code_compare(tmp_path):
 def test_the_recorded_history_compares_with_itself():
     """Every count in results/ predates the versions: one legacy version, so the history's
     pairs compare as they did."""
-    from mxbench.core import project as project_model
+    from mxbench.core.project import DEFAULT_CONFIG, load as load_project
     from mxbench.core.results import by_name
     from mxbench.reports.changes import COUNTED_BENCHMARKS, count_pairs
-    project = project_model.load(project_model.DEFAULT_CONFIG)
+    project = load_project(DEFAULT_CONFIG)
     sides = [by_name(project.store.points(HISTORY_MACHINE, project.commit(r),
                                           project.environment("cpu-mkldnn"),
                                           COUNTED_BENCHMARKS)) for r in ("1.9.0", "1.9.1")]
@@ -335,11 +335,11 @@ def test_check_and_the_release_report_say_which_counts_they_did_not_compare(tmp_
     """check's note for a regression, and CHANGES.md's pair section, over a legacy count and
     one of another counting code."""
     from mxbench.commands.check import print_count_notes
-    from mxbench.core import project as project_model
+    from mxbench.core.project import DEFAULT_CONFIG, load as load_project
     from mxbench.core.results import by_name
     from mxbench.reports.changes import COUNTED_BENCHMARKS, count_changes, count_summary
     folder = two_counting_codes(tmp_path)
-    project = project_model.load(project_model.DEFAULT_CONFIG, str(folder))
+    project = load_project(DEFAULT_CONFIG, str(folder))
     name = counts_fixture.TIMING % ("dot", "forward") + "('medium', 'float32', 'cpu')"
     print_count_notes(project, ("1.9.0", "1.9.1"), "cpu-mkldnn", [name])
     out = capsys.readouterr().out

@@ -10,10 +10,9 @@ import os
 import re
 import sys
 
+from .. import ROOT
 from ..catalogue import crashes
 
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VARIANTS_FILE = os.path.join(ROOT, "env_matrix", "variants.json")
 
 

@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 
+from .. import ROOT
+
 # Bump when what is counted or how changes; part of every instruction benchmark's version.
 METHOD_VERSION = "5"
 VALGRIND = os.environ.get("MXBENCH_VALGRIND", "valgrind")
@@ -68,7 +70,6 @@ WARM_CALLS_UNINSTRUMENTED = 1
 # that never ends): the point is a skip.
 POINT_TIMEOUT = 900
 SKIP, FAILED = "skip", "failed"  # a point's outcome when it has no count
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # callgrind.h: VG_USERREQ_TOOL_BASE('C', 'T') + n
 _CALLGRIND_BASE = (ord("C") << 24) | (ord("T") << 16)

@@ -25,13 +25,11 @@ import time
 
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun import conditions, guard
-from mxbench.core import project as project_model
 from mxbench.core import results
 from mxbench.core.errors import UserError
+# ROOT, DEFAULT_CONFIG and read_config are read here by mxbench/site/publish.py too
+from mxbench.core.project import ASV_DEFAULTS, DEFAULT_CONFIG, ROOT, read_config
 
-ROOT = project_model.ROOT
-DEFAULT_CONFIG = project_model.DEFAULT_CONFIG
-read_config = project_model.read_config
 INTERRUPT_GRACE = 60  # seconds asv gets to finish after Ctrl-C before it is stopped
 ASV_STOPS_ITSELF = 8  # seconds asv gets to stop on a Ctrl-C of its own before it is sent one
 MERGE_INTERVAL = 1.0  # seconds between merges of a running asv's complete files
@@ -58,7 +56,7 @@ def config_copy(config, path, **changes):
     {conf_dir} are resolved against the original's folder, so the copy works from anywhere."""
     import json
     conf = read_config(config)
-    for key, value in project_model.ASV_DEFAULTS.items():
+    for key, value in ASV_DEFAULTS.items():
         conf.setdefault(key, value)  # relative to the original, as asv reads it
     base = os.path.dirname(os.path.abspath(config))
     for key in ("repo", "env_dir", "results_dir", "html_dir", "benchmark_dir"):

@@ -9,11 +9,12 @@ import os
 import re
 
 from env_matrix.matrix import MatrixError
-from mxbench.asvrun import runner as asvtools
-from mxbench.core import project as project_model
+from mxbench.asvrun import runner
+from mxbench.core import errors
 from mxbench.core import selection as point_selection
 from mxbench.core.arguments import bench_argument, factor_argument, flavor_argument
 from mxbench.core.change_rule import compare
+from mxbench.core.project import DEFAULT_CONFIG, ROOT, load as load_project
 from mxbench.core.results import Store, by_name
 
 # The gating check's defaults (docs/check.md): the variant whose A/A pairs are quietest;
@@ -24,7 +25,7 @@ from mxbench.core.results import Store, by_name
 CHECK_VARIANT = "low-noise"
 CHECK_FACTOR = 1.3
 CHECK_BENCH = r"^(?!bench_roofline\.|bench_models\.|bench_instructions\.)"
-NO_VERDICT = 2
+NO_VERDICT = errors.USAGE
 
 
 def setup_arguments(subparsers):
@@ -79,7 +80,7 @@ def print_count_notes(project, releases, flavor, regressed):
     from mxbench.reports.changes import count_note, recorded_counts
     if not regressed:
         return
-    history = project_model.load(project_model.DEFAULT_CONFIG, project.results_override)
+    history = load_project(DEFAULT_CONFIG, project.results_override)
     try:
         env_name = history.environment(flavor)
     except MatrixError:
@@ -87,7 +88,7 @@ def print_count_notes(project, releases, flavor, regressed):
         return
     counts = [recorded_counts(history.store, history.commit(r), env_name) for r in releases]
     print("instruction counts of the regressed points (the recorded history, %s):"
-          % os.path.relpath(history.results_dir, project_model.ROOT))
+          % os.path.relpath(history.results_dir, ROOT))
     for name in regressed:
         print("  " + count_note(name, counts, releases, flavor))
 
@@ -116,18 +117,18 @@ def run_check(project, base_release, head_release, flavor, variant, factor, benc
         project.require_build(release, flavor)  # else asv records skips only: no verdict
     project.ensure_ladder()
     base, head = (project.commit(r) for r in (base_release, head_release))
-    machine = asvtools.ensure_machine(machine)
+    machine = runner.ensure_machine(machine)
     store = check_store(project)
     os.makedirs(store.results_dir, exist_ok=True)
     forget_results(store, machine, (base, head), env_name)
-    check_config = asvtools.config_copy(
+    check_config = runner.config_copy(
         project.config, os.path.join(project.work_dir, "check.conf.json"),
         results_dir=store.results_dir)
 
     def continuous(regexes):
         selected = [arg for regex in regexes for arg in ("-b", regex)]
-        with asvtools.recording(project):  # it installs into the asv environments
-            return asvtools.run_asv(["continuous", "--factor", str(factor), "--machine",
+        with runner.recording(project):  # it installs into the asv environments
+            return runner.run_asv(["continuous", "--factor", str(factor), "--machine",
                                      machine, "-E", env_name, "--split"] + selected
                                     + list(asv_extra) + [base, head], config=check_config,
                                     cwd=project.base)

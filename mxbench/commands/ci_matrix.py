@@ -1,6 +1,7 @@
 """`mxbench ci-matrix`: the CI workflow's (release, flavor) jobs, as JSON for GitHub Actions."""
 import json
 
+from mxbench.core import errors
 from mxbench.core.arguments import flavor_argument
 
 
@@ -30,4 +31,4 @@ def cmd_ci_matrix(args):
             if matrix.resolve(release, flavor, env.python, env.numpy).status == "ok":
                 jobs.append({"release": release, "flavor": flavor})
     print(json.dumps({"include": jobs}))
-    return 0
+    return errors.OK

@@ -3,7 +3,7 @@ import os
 import tempfile
 
 from mxbench.asvrun import conditions
-from mxbench.asvrun import runner as asvtools
+from mxbench.asvrun import runner
 from mxbench.core.change_rule import compare
 from mxbench.core.arguments import ASV_COMPARE_FACTOR, factor_argument, flavor_argument
 
@@ -24,7 +24,7 @@ def setup_arguments(subparsers):
 def compare_machine(project, requested, commits, env_name):
     """The machine whose results `compare` uses: the one asked for, else this machine when
     it has both releases, else the only machine that has them."""
-    return asvtools.reading_machine(
+    return runner.reading_machine(
         project.store, requested,
         lambda m: all(project.store.has(m, c, env_name) for c in commits),
         "both releases in %s" % env_name)
@@ -36,7 +36,7 @@ def cmd_compare(args):
     with tempfile.TemporaryDirectory(prefix="mxbench-compare-") as scratch:
         config = args.project.config
         if args.project.results_dir != os.path.abspath(args.project._path("results_dir")):
-            config = asvtools.config_copy(config, os.path.join(scratch, "asv.conf.json"),
+            config = runner.config_copy(config, os.path.join(scratch, "asv.conf.json"),
                                           results_dir=args.project.results_dir)
         return compare_releases(args, config)
 
@@ -63,7 +63,7 @@ def compare_releases(args, config):
         if args.only_changed:
             asv_args.append("--only-changed")
         rows = GpuRowFilter(project.matrix.flavor(flavor).device)
-        code = max(code, asvtools.run_asv(asv_args + args.asv_args + commits, config=config,
+        code = max(code, runner.run_asv(asv_args + args.asv_args + commits, config=config,
                                           cwd=project.base, keep_line=rows.keep))
         if rows.left_out:
             print("(%d rows of device='gpu' points left out: %s has no GPU, they only skip)"

@@ -24,14 +24,15 @@ Whatever it confirms is a false positive of the method; it should confirm nothin
 import os
 from tabulate import tabulate
 
-from mxbench.asvrun import runner as asvtools
+from mxbench.asvrun import runner
 from mxbench.commands.run import record_points
-from mxbench.core import project as project_model
+from mxbench.core import errors
 from mxbench.core.arguments import (allow_busy_argument, at_least, bench_argument,
                                     factor_argument, flavor_argument, positive_factor,
                                     positive_int)
-from mxbench.core.formatting import human_value, ratio_text
 from mxbench.core.errors import UserError
+from mxbench.core.formatting import human_value, ratio_text
+from mxbench.core.project import ROOT, load as load_project
 from mxbench.asvrun.conditions import cpu_identity, cpu_kind, cpu_kind_text
 from mxbench.reports import documented
 from mxbench.reports.confirmations import (CONFIRMED, FACTOR, INCONCLUSIVE, MIN_ROUNDS, ROUNDS, STATES,
@@ -137,7 +138,7 @@ def cmd_confirm(args):
     print("\nthe history's %d pair(s) of %s, %s: %s"
           % (len(pairs), args.flavor, "the candidates listed" if args.list
              else "their candidates now", counts_text(total)))
-    return 0
+    return errors.OK
 
 
 def machine_and_history(args):
@@ -145,8 +146,8 @@ def machine_and_history(args):
     reads: the history's machine where this host has none; a run records under this host's
     name unless --machine names another."""
     project = args.project
-    machine = args.machine or (asvtools.reading_machine(project.store, None) if args.list
-                               else asvtools.machine_name())
+    machine = args.machine or (runner.reading_machine(project.store, None) if args.list
+                               else runner.machine_name())
     return machine, args.of or history_of(project, machine)
 
 
@@ -170,12 +171,12 @@ def confirm_pair(project, machine, args, base, head, history=None):
     if not args.list and not args.rerun:
         todo, judged = pending(judge, args, base, head, changes)
         if changes and not todo:
-            return 0, judged
+            return errors.OK, judged
     todo = todo[:args.limit] if args.limit else todo
     if not todo:
         print("%s -> %s, %s: the history flags no change at %.2fx%s: nothing to confirm"
               % (base, head, args.flavor, args.factor, selection_text(args)))
-        return 0, []
+        return errors.OK, []
     code = 0
     if not args.list:
         code = record(project, machine, args, confirmation_project(project, base, head),
@@ -205,15 +206,15 @@ def cmd_confirm_documented(args):
     project = args.project
     machine, history = machine_and_history(args)
     # the changes without field cases: their points in the committed history's pair
-    results = project_model.load(project.config)
+    results = load_project(project.config)
     committed = documented.FieldHistory(
-        results, asvtools.reading_machine(results.store, None), args.factor)
+        results, runner.reading_machine(results.store, None), args.factor)
     plan = documented.confirmation_plan(project, history, args.flavor, args.factor,
                                         bench=args.bench, committed=committed)
     if not plan:
         print("machine %s has no records of %s at a documented change's shapes: record them "
               "with python -m mxbench run RELEASES --selection field" % (history, args.flavor))
-        return 0
+        return errors.OK
     code = 0
     for (base, head), names in plan.items():
         todo = names if args.rerun or args.list else documented.unmeasured(
@@ -238,7 +239,7 @@ def cmd_confirm_aa(args):
         raise UserError("--aa compares one release with itself: give one release, not %s "
                         "and %s" % (args.base, args.head))
     project, release = args.project, args.base
-    machine = args.machine or asvtools.machine_name()
+    machine = args.machine or runner.machine_name()
     project.require_build(release, args.flavor)
     name_a, name_b = args.aa
     changes = narrow(aa_candidates(project, release, args.flavor, name_a, name_b, args.factor,
@@ -248,7 +249,7 @@ def cmd_confirm_aa(args):
     if not changes:
         print("%s: no change flagged at %.2fx%s: nothing to confirm"
               % (label, args.factor, selection_text(args)))
-        return 0
+        return errors.OK
     # A point measured for another A/A pair of the release is not measured again (its
     # rounds are the release against itself, whichever pair flagged it; --rerun does)
     todo = changes if args.rerun else [
@@ -268,7 +269,7 @@ def cmd_confirm_aa(args):
     results = aa_verdicts(project, machine, release, args.flavor, changes, args.factor)
     print_verdicts(results, name_a, name_b, args.flavor, label="A/A " + release,
                    note="every confirmed one is a false positive")
-    return 0
+    return errors.OK
 
 
 def noise_table(args, machine, own_machine=False):
@@ -328,10 +329,10 @@ def record(project, machine, args, target, releases, names, rounds, what):
     """These releases, `rounds` interleaved rounds, only these points, into `target` (a
     confirmation store); merged only once asv has finished every round (a run cut short
     leaves nothing a verdict could be drawn from)."""
-    asvtools.ensure_machine(machine)
+    runner.ensure_machine(machine)
     project.ensure_ladder()
     print("confirming %d candidate(s) of %s into %s"
-          % (len(names), what, os.path.relpath(target.results_dir, project_model.ROOT)),
+          % (len(names), what, os.path.relpath(target.results_dir, ROOT)),
           flush=True)
     # ours last: the verdict cuts each point's samples into rounds of ROUND_SAMPLES again
     return record_points(target, machine, releases, [project.environment(args.flavor)], names,

@@ -3,7 +3,7 @@ without a CPU environment's all-skipped device='gpu' points (a one-off migration
 recorded before that rule; mxbench.core.results.without_gpu_skips)."""
 import os
 
-from mxbench.asvrun import runner as asvtools
+from mxbench.asvrun import runner
 from mxbench.core import results
 
 
@@ -17,7 +17,7 @@ def setup_arguments(subparsers):
 
 def cmd_drop_gpu_skips(args):
     store = args.project.store
-    with asvtools.recording(args.project):  # not while a run merges into the same results
+    with runner.recording(args.project):  # not while a run merges into the same results
         total = len(store.files())
         rewritten = results.drop_gpu_skips(store)
     for path, dropped in rewritten:

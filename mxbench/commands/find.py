@@ -17,15 +17,16 @@ import re
 
 from env_matrix.matrix import MatrixError
 
-from mxbench.asvrun import runner as asvtools
+from mxbench.asvrun import runner
 from mxbench.commands.run import instruction_points_env
-from mxbench.core.errors import UserError
+from mxbench.core import errors
 from mxbench.core.arguments import allow_busy_argument, factor_argument, flavor_argument
+from mxbench.core.errors import UserError
 from mxbench.core.change_rule import compare
 from mxbench.core.formatting import change_text
 from mxbench.core.results import by_name, measured
 
-FOUND, NOT_FOUND, NO_VERDICT = 0, 1, 2
+FOUND, NOT_FOUND, NO_VERDICT = errors.OK, errors.FAILED, errors.USAGE
 
 
 def setup_arguments(subparsers):
@@ -78,7 +79,7 @@ class Bisection(object):
                             % benchmark)
         self.flavor = flavor
         self.env_name = project.environment(flavor)
-        self.machine = machine or asvtools.machine_name()
+        self.machine = machine or runner.machine_name()
         self.invert = invert
         self.factor = factor
         self.values = {}
@@ -110,8 +111,8 @@ class Bisection(object):
         values = self.recorded_values(release)
         if values is None or not any(measured(v) for v in values):
             commit = self.project.commit(release)
-            asvtools.ensure_machine(self.machine)
-            asvtools.record(self.project, self.machine, [commit],
+            runner.ensure_machine(self.machine)
+            runner.record(self.project, self.machine, [commit],
                             ["%s^!" % commit, "-E", self.env_name, "--record-samples",
                              "-b", "^%s(\\(|$)" % self.benchmark.replace(".", "\\.")],
                             env=self.record_env(), allow_busy=self.allow_busy)

@@ -12,6 +12,7 @@ from tabulate import tabulate
 
 from env_matrix import ladder as ladder_mod
 from env_matrix.matrix import OK, load
+from mxbench.core import errors
 from mxbench.core.arguments import command_group, flavor_argument
 
 
@@ -40,7 +41,7 @@ def cmd_table(args):
     if args.env:
         env = matrix.environment(args.env)
         print("\nenvironment %s: Python %s, numpy %s" % (env.name, env.python, env.numpy))
-    return 0
+    return errors.OK
 
 
 def print_cuda_architectures(matrix, flavors):
@@ -63,7 +64,7 @@ def cmd_resolve(args):
     res = matrix.resolve(args.release, args.flavor, env.python if env else None,
                          env.numpy if env else None)
     print(res.describe())
-    return 0 if res.status == OK else 3
+    return errors.OK if res.status == OK else errors.NO_BUILD
 
 
 def cmd_ladder(args):
@@ -71,7 +72,7 @@ def cmd_ladder(args):
     head, changed = ladder_mod.ensure(args.path, matrix)
     state = "written" if changed else "up to date"
     print("ladder %s: %s (%d releases, head %s)" % (args.path, state, len(matrix.releases()), head))
-    return 0
+    return errors.OK
 
 
 def cmd_check_index(args):
@@ -82,7 +83,7 @@ def cmd_check_index(args):
         print(line)
     print("%d difference(s) between env_matrix/packages.toml and the package index"
           % len(problems))
-    return 1 if problems else 0
+    return errors.FAILED if problems else errors.OK
 
 
 def cmd_cuda_archs(args):
@@ -92,7 +93,7 @@ def cmd_cuda_archs(args):
                  else cuda.fatbin_architectures(path))
         print("%s: sass = %s, ptx = %s  (%s)" % (os.path.basename(path), found["sass"],
                                                 found["ptx"], cuda.sm_text(found)), flush=True)
-    return 0
+    return errors.OK
 
 
 def setup_arguments(subparsers):

@@ -1,9 +1,8 @@
 """`mxbench merge`: fold other machines' results directories (CI artifacts) into results/."""
 import sys
 
-from mxbench.asvrun import conditions
-from mxbench.asvrun import runner as asvtools
-from mxbench.core import results
+from mxbench.asvrun import conditions, runner
+from mxbench.core import errors, results
 from mxbench.core.errors import UserError
 
 
@@ -35,7 +34,7 @@ def require_same_cpu_kinds(store, source):
 
 def cmd_merge(args):
     store = args.project.store
-    with asvtools.recording(args.project):  # not while a run merges into the same results
+    with runner.recording(args.project):  # not while a run merges into the same results
         for source in args.dirs:
             require_same_cpu_kinds(store, source)
         for source in args.dirs:
@@ -45,4 +44,4 @@ def cmd_merge(args):
                       % (source, machine, count, store.results_dir))
             for note in notes:
                 print("note: %s" % note)
-    return 0
+    return errors.OK

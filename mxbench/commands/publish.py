@@ -20,7 +20,7 @@ import argparse
 import os
 import sys
 
-from mxbench.asvrun import runner as asvtools
+from mxbench.core.project import DEFAULT_CONFIG
 from mxbench.core import errors
 from mxbench.core.results import ResultFileError, ResultsProblem
 from mxbench.site import PublishError, swap
@@ -56,7 +56,7 @@ def cmd_publish(args):
     # asv here, not at the top: the commands that need only MXNet (coverage, adhoc, dispatch,
     # search's child) share this command line and run where asv is not installed
     from asv.util import UserError as AsvUserError
-    config = os.path.abspath(args.config or asvtools.DEFAULT_CONFIG)
+    config = os.path.abspath(args.config or DEFAULT_CONFIG)
     state, html_dir = {}, None
     try:
         asv_html_dir, asv_extra = split_html_dir(args.asv_args, config)

@@ -7,10 +7,10 @@ from tabulate import tabulate
 from benchmarks.catalogue import crashes as known_crashes
 
 from mxbench.asvrun import crashes
-from mxbench.asvrun import runner as asvtools
-from mxbench.core import results
-from mxbench.core.arguments import allow_busy_argument, bench_argument, flavor_argument
+from mxbench.asvrun import runner
+from mxbench.core import errors, results
 from mxbench.core import selection as point_selection
+from mxbench.core.arguments import allow_busy_argument, bench_argument, flavor_argument
 from mxbench.core.errors import UserError
 
 
@@ -88,7 +88,7 @@ def cmd_run(args):
     for flavor in flavors:
         project.matrix.flavor(flavor)
     require_bench_selects(project, args, flavors)
-    with asvtools.recording(project):
+    with runner.recording(project):
         return run_flavors(project, args, flavors)
 
 
@@ -103,7 +103,7 @@ def run_flavors(project, args, flavors):
         project.matrix.check_release(release)
     print_plan(project, releases, flavors)
     project.ensure_ladder()
-    machine = asvtools.ensure_machine(args.machine, project.store)
+    machine = runner.ensure_machine(args.machine, project.store)
     variants = args.variant or project.variants
     # One asv run per set of releases that have a build: an environment is never run on a
     # release it has no wheel for (its benchmarks could only skip, minutes for nothing).
@@ -116,7 +116,7 @@ def run_flavors(project, args, flavors):
             devices.setdefault(built, set()).add(project.matrix.flavor(flavor).device)
         else:
             print("%s: no build of %s here: not run" % (flavor, ", ".join(releases)), flush=True)
-    code = 0
+    code = errors.OK
     for built, envs in runs.items():
         code = max(code, run_releases(project, machine, built, envs, args, args.asv_args,
                                       sorted(devices[built])))
@@ -131,7 +131,7 @@ def run_releases(project, machine, releases, envs, args, asv_extra, devices):
     project.store.require_valid(machine, [project.commit(r) for r in releases])
     # before reading what is measured: a killed run's staged files count, and its staging
     # is cleared even when nothing is left to measure
-    asvtools.recover_interrupted_runs(project, machine)
+    runner.recover_interrupted_runs(project, machine)
     selection = point_selection.chosen(args)
     benchmarks = point_selection.discover()
     regex = bench_regex(args)
@@ -141,7 +141,7 @@ def run_releases(project, machine, releases, envs, args, asv_extra, devices):
             benchmarks, selection, devices, project.store, machine, project.commit(release),
             [env], rerun=args.rerun, release=release)
         return [n for n in names if bench_selects(regex, n)]
-    code = 0
+    code = errors.OK
     for names, group, group_envs in run_groups(releases, envs, names_to_measure):
         where = "" if len(group_envs) == len(envs) else " (%s)" % ", ".join(group_envs)
         print("%s selection, %s%s: %d point(s) to measure"
@@ -156,7 +156,7 @@ def run_releases(project, machine, releases, envs, args, asv_extra, devices):
     return code
 
 
-ASV_FAILURES = 2  # asv run's exit status when a benchmark failed
+ASV_FAILURES = 2  # asv run's exit status when a benchmark failed (passed on as it is)
 
 
 def sort_out_failures(project, machine, releases, envs, names, asv_extra):
@@ -171,7 +171,7 @@ def sort_out_failures(project, machine, releases, envs, names, asv_extra):
                                              flavor_of.get(env, env), env, names, asv_extra)
             crashed += c
             failed += f
-    return 0 if crashed and not failed else ASV_FAILURES
+    return errors.OK if crashed and not failed else ASV_FAILURES
 
 
 def run_groups(releases, envs, names_to_measure):
@@ -204,12 +204,12 @@ def record_points(project, machine, releases, envs, names, asv_extra=(), allow_b
     # COMMITS: a HASHFILE of exactly these commits, whatever their order on the ladder (in
     # the run's staging folder). The points are chosen by the caller (resuming: what is
     # measured is not redone, what failed is tried again), so asv runs exactly them.
-    asv_args = [asvtools.COMMITS, "--record-samples"]
+    asv_args = [runner.COMMITS, "--record-samples"]
     for env in envs:
         asv_args += ["-E", env]
     for regex in point_selection.names_regexes(list(names)):
         asv_args += ["-b", regex]
-    return asvtools.record(project, machine, commits, asv_args + list(asv_extra),
+    return runner.record(project, machine, commits, asv_args + list(asv_extra),
                            env=instruction_points_env(names), allow_busy=allow_busy,
                            whole_run=whole_run)
 

@@ -3,8 +3,8 @@ import shlex
 import sys
 
 from benchmarks.catalogue import tuning
-from mxbench.asvrun import runner as asvtools
-from mxbench.core import selection
+from mxbench.asvrun import runner
+from mxbench.core import errors, selection
 from mxbench.core.arguments import command_group, flavor_argument
 from mxbench.core.errors import UserError
 
@@ -28,7 +28,7 @@ def setup_arguments(subparsers):
 
 def cmd_slow_medium(args):
     project = args.project
-    machine = asvtools.reading_machine(project.store, args.machine)
+    machine = runner.reading_machine(project.store, args.machine)
     commit, env_name = project.commit(args.release), project.environment(args.flavor)
     if not project.store.has(machine, commit, env_name):
         raise UserError("no result of %s %s on machine %s in %s"
@@ -40,9 +40,9 @@ def cmd_slow_medium(args):
     if args.write:
         made_by = "python -m mxbench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         print("wrote %s" % tuning.write_slow_medium(table, made_by, args.over_ms))
-        return 0
+        return errors.OK
     print("SLOW_MEDIUM_MS = {")
     for name in sorted(table):
         print("    %r: %d," % (name, table[name]))
     print("}")
-    return 0
+    return errors.OK

@@ -1,5 +1,6 @@
 """`mxbench setup`: the release ladder and this machine's asv entry."""
-from mxbench.asvrun import runner as asvtools
+from mxbench.asvrun import runner
+from mxbench.core import errors
 
 
 def setup_arguments(subparsers):
@@ -11,6 +12,6 @@ def setup_arguments(subparsers):
 def cmd_setup(args):
     head, changed = args.project.ensure_ladder()
     print("ladder: %s (head %s)" % ("written" if changed else "up to date", head[:8]))
-    name = asvtools.ensure_machine(args.machine, args.project.store)
+    name = runner.ensure_machine(args.machine, args.project.store)
     print("asv machine: %s" % name)
-    return 0
+    return errors.OK

@@ -1,5 +1,6 @@
 """Pieces of the command line that several commands share: argument types, command groups."""
 import argparse
+import json
 import os
 import re
 
@@ -119,3 +120,22 @@ def at_least(minimum, what="a count"):
 
 
 positive_int = at_least(1)
+
+
+# adhoc's --shape and --kwargs
+def parse_shape(text):
+    parts = [p for p in re.split(r"[,x\s]+", text.strip()) if p]
+    try:
+        return tuple(int(p) for p in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError("a shape is integers separated by commas: %r" % text)
+
+
+def parse_kwargs(text):
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError("--kwargs is not JSON: %s" % exc)
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("--kwargs must be a JSON object")
+    return value

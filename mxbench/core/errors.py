@@ -9,6 +9,7 @@ user can cause ends in a traceback.
 OK = 0
 FAILED = 1        # the command ran and its answer is "no" (a regression, a failed point)
 USAGE = 2         # bad input, unusable results, no verdict: nothing was answered
+NO_BUILD = 3      # matrix resolve: the release has no build of the flavor there
 INTERRUPTED = 130  # Ctrl-C (SIGINT); SIGTERM: 143
 TERMINATED = 143
 

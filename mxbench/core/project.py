@@ -13,13 +13,13 @@ import os
 from collections import namedtuple
 from functools import lru_cache
 
+from benchmarks import ROOT
 from env_matrix import ladder
 from env_matrix.matrix import OK, MatrixError, load as load_matrix
 
 from mxbench.core import results
 from mxbench.core.errors import UserError
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_CONFIG = os.path.join(ROOT, "asv.conf.json")
 GPU_CONFIG = os.path.join(ROOT, "asv.gpu.conf.json")
 VARIANTS_CONFIG = os.path.join(ROOT, "asv.variants.conf.json")

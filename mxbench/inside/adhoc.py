@@ -39,11 +39,9 @@ usage error, 130 when interrupted (Ctrl-C keeps and writes the rows that finishe
 
 Runs in whatever Python has mxnet: Python 3.7 syntax; tqdm and tabulate are optional.
 """
-import argparse
 import difflib
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -52,11 +50,10 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from benchmarks import catalogue as C
-from mxbench.core import errors, stats
-from mxbench.core.arguments import at_least, positive_int
+from mxbench.core import errors, stats, tables
+from mxbench.core.formatting import human_value
+from mxbench.core.lazy import harness as H
 from mxbench.core.project import ROOT
-from mxbench.inside.lazy import harness as H
-from mxbench.reports import export
 
 # Building, running and timing a call are the harness's (adhoc is its front end for runs
 # without asv); these names are read here too, as part of this module's library API.
@@ -284,7 +281,7 @@ def size_label(size):
     """Bytes for a message: '128MiB', '33.5GiB', '7.28TiB' (shapes can be absurd)."""
     if size >= 2 ** 40:
         return "%.3gTiB" % (size / 2.0 ** 40)
-    return export.human_value(size, "bytes")
+    return human_value(size, "bytes")
 
 
 # --- one row ---------------------------------------------------------------------------------
@@ -647,12 +644,12 @@ def flat_rows(rows):
 
 def render(rows, fmt):
     if fmt == "json":
-        return export.render_json(rows)
+        return tables.render_json(rows)
     if fmt == "csv":
-        return export.render_csv(flat_rows(rows), TABLE_COLUMNS)
+        return tables.render_csv(flat_rows(rows), TABLE_COLUMNS)
     if fmt == "markdown":
-        return export.render_markdown(flat_rows(rows), MARKDOWN_COLUMNS,
-                                      value_columns=export.VALUE_COLUMNS + ("kernel",))
+        return tables.render_markdown(flat_rows(rows), MARKDOWN_COLUMNS,
+                                      value_columns=tables.VALUE_COLUMNS + ("kernel",))
     raise ValueError("unknown format %r" % (fmt,))
 
 
@@ -669,62 +666,11 @@ def summary_line(rows):
 
 def exit_code(rows):
     if getattr(rows, "interrupted", False):
-        return 130
-    return 1 if any(r["status"] == ERROR for r in rows) else 0
+        return errors.INTERRUPTED
+    return errors.FAILED if any(r["status"] == ERROR for r in rows) else errors.OK
 
 
 # --- command line -----------------------------------------------------------------------------
-def parse_shape(text):
-    parts = [p for p in re.split(r"[,x\s]+", text.strip()) if p]
-    try:
-        return tuple(int(p) for p in parts)
-    except ValueError:
-        raise argparse.ArgumentTypeError("a shape is integers separated by commas: %r" % text)
-
-
-def parse_kwargs(text):
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError("--kwargs is not JSON: %s" % exc)
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("--kwargs must be a JSON object")
-    return value
-
-
-def setup_arguments(subparsers):
-    parser = subparsers.add_parser(
-        "adhoc", help="time operators on the installed MXNet, without asv",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    what = parser.add_mutually_exclusive_group(required=True)
-    what.add_argument("--op", action="append", metavar="NAME",
-                      help="operator (softmax, linalg_gemm2) or variant (LeakyReLU_elu); "
-                           "repeatable")
-    what.add_argument("--category", action="append", metavar="NAME",
-                      help="every catalogue entry of a category; repeatable")
-    what.add_argument("--all", action="store_true", help="the whole catalogue")
-    what.add_argument("--list", action="store_true", help="list the catalogue and exit")
-    parser.add_argument("--shape", action="append", type=parse_shape, metavar="D0,D1,...",
-                        help="an input shape (repeat for each input; --op only)")
-    parser.add_argument("--case", action="append", metavar="CLASS",
-                        help="catalogue shape class (small, medium, ...) or field case "
-                             "(field-17980, ...); repeatable")
-    parser.add_argument("--dtype", action="append", metavar="DTYPE",
-                        help="dtype (default: the catalogue's dtypes); repeatable")
-    parser.add_argument("--ctx", default="cpu", help="cpu or gpu (default cpu)")
-    parser.add_argument("--kwargs", type=parse_kwargs, metavar="JSON",
-                        help="operator keyword arguments, e.g. '{\"axis\": -1}'")
-    parser.add_argument("--runs", type=positive_int, default=DEFAULT_RUNS)
-    parser.add_argument("--warmup", type=at_least(0), default=DEFAULT_WARMUP)
-    parser.add_argument("--no-backward", action="store_true", help="time the forward only")
-    parser.add_argument("--profile", action="store_true",
-                        help="add kernel times from MXNet's aggregate profiler")
-    parser.add_argument("--format", choices=export.FORMATS, default="markdown")
-    parser.add_argument("-o", "--output", help="file to write (default: stdout)")
-    parser.set_defaults(func=cmd_adhoc, needs_project=False)
-    return parser
-
-
 def list_catalogue():
     lines = ["%-28s %-20s %s" % ("entry", "category", "shape classes / dtypes")]
     for op in C.OPERATORS:
@@ -735,35 +681,29 @@ def list_catalogue():
     return "\n".join(lines) + "\n"
 
 
-def plan_from_args(args):
-    backward = False if args.no_backward else None
-    if args.op:
+def plan(ops=None, categories=None, shapes=None, cases=None, dtypes=None, kwargs=None,
+         backward=None):
+    """The jobs of some operators (with their inputs' shapes), else of some categories (of
+    every category when none is named)."""
+    if ops:
         jobs = []
-        for name in args.op:
-            jobs += operator_jobs(name, args.shape, args.case, args.dtype, args.kwargs, backward)
+        for name in ops:
+            jobs += operator_jobs(name, shapes, cases, dtypes, kwargs, backward)
         return jobs
     jobs = []
-    for category in (args.category or category_names()):
-        jobs += category_jobs(category, args.case, args.dtype, args.kwargs, backward)
+    for category in (categories or category_names()):
+        jobs += category_jobs(category, cases, dtypes, kwargs, backward)
     return jobs
 
 
-def cmd_adhoc(args):
-    if args.list:
-        sys.stdout.write(list_catalogue())
-        return 0
-    if args.shape and not args.op:
+def planned_jobs(output, ops=None, categories=None, shapes=None, cases=None, dtypes=None,
+                 kwargs=None, backward=None):
+    """plan()'s jobs, once -o can be written and MXNet imports (else a UserError)."""
+    if shapes and not ops:
         raise errors.UserError("--shape goes with --op")
     try:
-        require_writable_output(args.output)
+        require_writable_output(output)
         H.require_mxnet()
-        jobs = plan_from_args(args)
+        return plan(ops, categories, shapes, cases, dtypes, kwargs, backward)
     except (NotImplementedError, RuntimeError, ValueError) as exc:
         raise errors.UserError(exc)
-    rows = run_jobs(jobs, args.ctx, args.runs, args.warmup, args.profile,
-                    announce=not os.environ.get(CHILD_ENV))
-    if args.profile and H.profiler_problem():
-        print("mxbench.adhoc: " + H.profiler_problem(), file=sys.stderr)
-    export.write_output(render(rows, args.format), args.output)
-    print("mxbench.adhoc: " + summary_line(rows), file=sys.stderr)
-    return exit_code(rows)

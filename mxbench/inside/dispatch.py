@@ -8,7 +8,6 @@ the hand-off to MXNet's engine thread rather than the operator (README, Measurem
     python -m mxbench dispatch                       # default, naive-engine, one-core, omp-1-thread
     python -m mxbench dispatch --variant default --variant one-core --processes 4
 """
-import argparse
 import os
 import statistics
 import subprocess
@@ -16,8 +15,7 @@ import sys
 
 from tabulate import tabulate
 
-from mxbench.asvrun import runner as asvtools
-from mxbench.core.arguments import positive_int
+from mxbench.core.project import ROOT
 from mxbench.core.errors import UserError
 
 PROBE = r'''
@@ -40,35 +38,26 @@ def floor_in_fresh_process(variant, samples, calls):
     """Median seconds per call in a new interpreter running under `variant`."""
     env = dict(os.environ, MXBENCH_VARIANT=variant)
     proc = subprocess.run([sys.executable, "-c", PROBE % {"samples": samples, "calls": calls}],
-                          cwd=asvtools.ROOT, env=env, stdout=subprocess.PIPE,
+                          cwd=ROOT, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
     if proc.returncode != 0:
         raise RuntimeError("variant %s: %s" % (variant, proc.stderr.strip().splitlines()[-1]))
     return float(proc.stdout.strip().splitlines()[-1])
 
 
-def setup_arguments(subparsers):
-    parser = subparsers.add_parser(
-        "dispatch", help="the installed MXNet's dispatch floor under each A/B variant",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--variant", action="append", help="env_matrix/variants.json name")
-    parser.add_argument("--processes", type=positive_int, default=8, help="fresh processes per variant")
-    parser.add_argument("--samples", type=positive_int, default=40, help="samples per process")
-    parser.add_argument("--calls", type=positive_int, default=200, help="calls per sample")
-    parser.set_defaults(func=cmd_dispatch, needs_project=False)
-    return parser
-
-
-def cmd_dispatch(args):
-    variants = args.variant or DEFAULT_VARIANTS
-    floors = dict((v, []) for v in variants)
+def floors(variants, processes, samples, calls):
+    """{variant: [median seconds per call, one per fresh process]}, variants interleaved."""
+    found = dict((v, []) for v in variants)
     try:
-        for _ in range(args.processes):
+        for _ in range(processes):
             for variant in variants:
-                floors[variant].append(floor_in_fresh_process(variant, args.samples, args.calls))
+                found[variant].append(floor_in_fresh_process(variant, samples, calls))
     except RuntimeError as exc:
         raise UserError(exc)
+    return found
+
+
+def floors_table(found):
     rows = [[v, "%.1f" % (1e6 * statistics.median(xs)), "%.1f-%.1f" % (1e6 * min(xs), 1e6 * max(xs))]
-            for v, xs in floors.items()]
-    print(tabulate(rows, headers=["variant", "dispatch floor (µs, median)", "range over processes"]))
-    return 0
+            for v, xs in found.items()]
+    return tabulate(rows, headers=["variant", "dispatch floor (µs, median)", "range over processes"])

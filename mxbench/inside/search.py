@@ -11,7 +11,7 @@ and Hypothesis is steered with target() toward a high cost per input element, le
 call's fixed cost (the median of the entry's `small` case, dispatch-bound). Most of --budget
 goes to the search; the rest confirms cliffs among the costliest shapes: each one's
 neighbours are timed once, and those at least 2x cheaper per element are re-measured with
-it in ROUNDS interleaved rounds (mxbench.reports.cliffs has the rule). A confirmed cliff is
+it in ROUNDS interleaved rounds (mxbench.core.cliff_rule has the rule). A confirmed cliff is
 written into benchmarks/catalogue/cliffs.json as a named case of its entry (bench_cliffs
 times it along the ladder), and every search leaves its log in --out.
 
@@ -25,7 +25,6 @@ Resumable: an entry whose log in --out has this seed and budget is not searched 
 (--again searches it anyway). Ctrl-C keeps the logs of the finished entries. Each entry is
 searched in a child process: a crash of MXNet's on some shape is that entry's log (crashed).
 """
-import argparse
 import contextlib
 import fcntl
 import importlib.util
@@ -42,13 +41,11 @@ import time
 from collections import OrderedDict
 
 from benchmarks import catalogue as C
-from mxbench.asvrun import guard
+from mxbench.core import cliff_rule as rule
 from mxbench.core import errors
-from mxbench.core.arguments import allow_busy_argument
+from mxbench.core.lazy import harness as H
 from mxbench.core.project import ROOT
 from mxbench.inside import search_space as S
-from mxbench.inside.lazy import harness as H
-from mxbench.reports import cliffs as rule
 
 # The issue's list (issue 27): convolution, pooling, normalisations, softmaxes, layouts,
 # GEMMs, reductions, indexing, sort, joins, slices and elementwise with broadcasting.
@@ -472,32 +469,6 @@ def list_entries():
     return "\n".join(lines) + "\n"
 
 
-def setup_arguments(subparsers):
-    parser = subparsers.add_parser(
-        "search", help="a property-based search for each operator's performance cliffs",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("operators", nargs="*", metavar="OPERATOR",
-                        help="entries to search (default: the %d of DEFAULT_OPERATORS)"
-                        % len(DEFAULT_OPERATORS))
-    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="SECONDS",
-                        help="per operator (default %d)" % DEFAULT_BUDGET)
-    parser.add_argument("--seed", type=int, default=0, help="Hypothesis' seed (default 0)")
-    parser.add_argument("--threshold", type=float, default=rule.THRESHOLD,
-                        help="cost-per-element ratio of a cliff (default %s)" % rule.THRESHOLD)
-    parser.add_argument("--out", default=os.path.join(ROOT, rule.SEARCH_DIR), metavar="DIR",
-                        help="logs and Hypothesis' example database (default %s)"
-                        % rule.SEARCH_DIR)
-    parser.add_argument("--cliffs-file", metavar="FILE",
-                        help="cliff data to add to (default benchmarks/catalogue/cliffs.json)")
-    parser.add_argument("--again", action="store_true",
-                        help="search entries whose log has this seed and budget too")
-    parser.add_argument("--list", action="store_true", help="which entries can be searched")
-    parser.add_argument("--command", help=argparse.SUPPRESS)  # the parent's, for the logs
-    allow_busy_argument(parser)
-    parser.set_defaults(func=cmd_search, needs_project=False)
-    return parser
-
-
 def search_here(entry, args, cliffs_file, command):
     """Search one entry in this process; write its log and its cliffs."""
     from benchmarks.catalogue import cliffs as data
@@ -515,9 +486,11 @@ def search_here(entry, args, cliffs_file, command):
     return log
 
 
-def search_in_child(entry, args, cliffs_file, command):
+def search_in_child(entry, args, cliffs_file, command, run_child):
     """Search one entry in a child process: a crash of MXNet's (a segfault on some shape) is
-    that entry's log, and the next entry is searched."""
+    that entry's log, and the next entry is searched. run_child: the command's guard (a child
+    that ends with this process, a kill -9 included, instead of searching on to the end of its
+    budget), a subprocess.run."""
     from mxbench.inside.adhoc import signal_name
     child = [sys.executable, "-m", "mxbench", "search", entry.class_name,
              "--budget", str(args.budget), "--seed", str(args.seed),
@@ -525,9 +498,7 @@ def search_in_child(entry, args, cliffs_file, command):
              "--cliffs-file", cliffs_file, "--again", "--command", command]
     env = dict(os.environ, **{CHILD_ENV: "1"})
     env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
-    # through a guard: the child (and anything it starts) ends with this process, a kill -9
-    # included, instead of searching on to the end of its budget
-    proc = guard.run(child, cwd=ROOT, env=env, timeout=CHILD_TIMEOUT_FACTOR * args.budget
+    proc = run_child(child, cwd=ROOT, env=env, timeout=CHILD_TIMEOUT_FACTOR * args.budget
                      + CHILD_TIMEOUT_EXTRA)
     if proc.returncode in (errors.INTERRUPTED, -signal.SIGINT):
         raise KeyboardInterrupt
@@ -544,18 +515,17 @@ def search_in_child(entry, args, cliffs_file, command):
     return log
 
 
-def cmd_search(args):
-    if args.list:
-        sys.stdout.write(list_entries())
-        return errors.OK
+def plan(args):
+    """(entries, cliffs file, parent) of a search's arguments; parent: this process hands each
+    entry to a child (the children import MXNet; this one only checks that they can)."""
     if args.budget < 5:
         raise errors.UserError("--budget must be at least 5 seconds")
     if args.threshold <= 1:
         raise errors.UserError("--threshold must be above 1")
     entries = resolve_entries(args.operators or DEFAULT_OPERATORS)
-    in_child = not os.environ.get(CHILD_ENV)  # this process hands each entry to a child
+    parent = not os.environ.get(CHILD_ENV)
     try:
-        if in_child:  # the children import MXNet; this one only checks that they can
+        if parent:
             if importlib.util.find_spec("mxnet") is None:
                 raise NotImplementedError("no mxnet in this Python (%s)" % sys.executable)
         else:
@@ -567,11 +537,14 @@ def cmd_search(args):
     args.out = os.path.abspath(args.out)
     if not os.path.isdir(args.out):
         os.makedirs(args.out)
-    if in_child:  # a search measures: not beside other work (docs/trust.md)
-        from mxbench.asvrun.conditions import require_quiet
-        require_quiet(args.allow_busy)
+    return entries, cliffs_file, parent
+
+
+def search_entries(entries, args, cliffs_file, parent, run_child):
+    """Search each entry not searched already (in a child each, where parent); the exit code:
+    errors.INTERRUPTED after a Ctrl-C, which keeps the finished entries' logs."""
     command = args.command or " ".join(["python -m mxbench"] + sys.argv[1:])
-    say = print if in_child else (lambda *a, **k: None)  # the parent says it, once
+    say = print if parent else (lambda *a, **k: None)  # the parent says it, once
     done = 0
     try:
         for entry in entries:
@@ -582,8 +555,10 @@ def cmd_search(args):
                 continue
             say("mxbench.search: %s: %ds" % (entry.class_name, args.budget), file=sys.stderr,
                 flush=True)
-            search = search_in_child if in_child else search_here
-            log = search(entry, args, cliffs_file, command)
+            if parent:
+                log = search_in_child(entry, args, cliffs_file, command, run_child)
+            else:
+                log = search_here(entry, args, cliffs_file, command)
             done += 1
             say("mxbench.search: %s: %s" % (entry.class_name, log.get("crashed") or
                                             "%d shapes tried, %d refused, %d cliffs" % (

@@ -14,14 +14,11 @@ from collections import OrderedDict, namedtuple
 
 from tabulate import tabulate
 
-from mxbench.asvrun import runner as asvtools
-from mxbench.core.arguments import positive_int
-from mxbench.core.errors import UserError
 from mxbench.core.formatting import quotient, ratio_text, seconds_text
+from mxbench.core.project import ROOT, load as load_project
 from mxbench.core.results import measured
-from mxbench.reports import export
 
-BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
+BASELINES_CONFIG = os.path.join(ROOT, "asv.baselines.conf.json")
 TIMINGS = OrderedDict([("time_forward", "forward"), ("time_forward_backward", "forward+backward")])
 MODULE = "bench_baselines."
 TIMED_BENCHMARKS = r"^bench_baselines\.[^.]+\.(%s)$" % "|".join(TIMINGS)
@@ -44,8 +41,7 @@ def collect(config=BASELINES_CONFIG, machine=None, results_dir=None):
     {"torch": ..., "numpy": ..., "checked_against": ...}}: torch and numpy as the environment's
     matrix recorded them, checked_against the {framework: version} the counterparts were
     checked equal with when it was recorded (None: a recording made before files carried it)."""
-    from mxbench.core import project as project_model
-    project = project_model.load(config, results_dir)
+    project = load_project(config, results_dir)
     store = project.store
     store.require_valid(machine)
     flavors = dict((e.name, e.flavor) for e in project.environments)
@@ -193,31 +189,8 @@ def render_json(rows, versions):
                        "points": as_records(rows)}, indent=1) + "\n"
 
 
-def setup_arguments(subparsers):
-    parser = subparsers.add_parser(
-        "baselines", help="MXNet against PyTorch and NumPy on the same inputs",
-        description=__doc__.split("\n")[0] + " --config: default asv.baselines.conf.json; "
-                    "--results: default its results_dir; --machine: only this machine's results.")
-    parser.add_argument("--format", choices=("text", "markdown", "csv", "json"),
-                        default="text")
-    parser.add_argument("--top", type=positive_int, default=10, help="largest gaps shown per group")
-    parser.add_argument("-o", "--output", help="write here instead of stdout")
-    parser.set_defaults(func=cmd_baselines, needs_project=False)
-    return parser
-
-
-def cmd_baselines(args):
-    config = args.config or BASELINES_CONFIG
-    rows, versions = collect(os.path.abspath(config), args.machine, args.results)
-    if not rows:
-        raise UserError("no baseline results in %s: record them with `python -m mxbench "
-                        "--config asv.baselines.conf.json run 1.9.1`" % config)
-    if args.format in ("text", "markdown"):
-        text = render_text(rows, versions, args.top, markdown=args.format == "markdown")
-    elif args.format == "csv":
-        text = render_csv(rows)
-    else:
-        text = render_json(rows, versions)
-    export.write_output(text, args.output)  # a folder that is not there: one line
-    return 0
-
+def rendered(rows, versions, fmt, top=10):
+    """The report in a format: text, markdown, csv or json."""
+    if fmt in ("text", "markdown"):
+        return render_text(rows, versions, top, markdown=fmt == "markdown")
+    return render_csv(rows) if fmt == "csv" else render_json(rows, versions)

@@ -12,14 +12,14 @@ import sys
 from collections import namedtuple
 
 from env_matrix.matrix import OK, MatrixError
-from mxbench.asvrun import runner as asvtools
-from mxbench.core import counting, project as project_model
+from mxbench.asvrun import runner
+from mxbench.core import counting
+from mxbench.core.project import DEFAULT_CONFIG, PY37_CONFIG, ROOT, load as load_project
 from mxbench.core.change_rule import Change, compare  # noqa: F401 (Change: the reports' type)
-from mxbench.core.arguments import (DEFAULT_FLAVOR, command_group, factor_argument,
-                                    flavor_argument, machine_or_path, positive_int)
+from mxbench.core.arguments import DEFAULT_FLAVOR
 from mxbench.core.formatting import change_text, human_value, ratio_text
 from mxbench.core.results import by_name, measured
-from mxbench.reports import confirmations, documented, export
+from mxbench.reports import confirmations, documented
 from mxbench.reports.release_pairs import release_changes  # noqa: F401 (the reports' pairs)
 from mxbench.reports.sides import side_pair
 
@@ -214,9 +214,9 @@ def side_label(side):
 def history_projects(project):
     """The configs whose recordings a comparison may cross: the default config comes with the
     Python 3.7 one, which records 1.2.x into the same results; any other config alone."""
-    if project.config != project_model.DEFAULT_CONFIG:
+    if project.config != DEFAULT_CONFIG:
         return [project]
-    return [project, project_model.load(project_model.PY37_CONFIG, project.results_dir)]
+    return [project, load_project(PY37_CONFIG, project.results_dir)]
 
 
 def find_side(projects, machine, release, flavor):
@@ -232,7 +232,7 @@ def find_side(projects, machine, release, flavor):
     if not runnable:
         raise MatrixError("%s %s: %s" % (release, flavor,
                                          projects[0].wheel(release, flavor).describe()))
-    config = ("" if runnable[0].config == project_model.DEFAULT_CONFIG
+    config = ("" if runnable[0].config == DEFAULT_CONFIG
               else " --config %s" % runnable[0].name)
     raise MatrixError("nothing recorded for %s %s on machine %s (record it with: python -m "
                       "mxbench%s run %s --flavor %s)" % (release, flavor, machine, config,
@@ -602,88 +602,40 @@ def by_kind(changes):
     return groups
 
 
-def setup_arguments(subparsers):
-    parser, sub = command_group(
-        subparsers, "changes",
-        "significant differences between recorded results (releases, A/A, A/B)", __doc__)
-    factor_argument(parser)
-    rel = sub.add_parser("releases", help="every pair of consecutive measured releases")
-    rel.add_argument("--top", type=positive_int, default=10)
-    rel.add_argument("-o", "--output", help="Markdown file (default: stdout)")
-    rel.add_argument("--chart", help="PNG of the largest changes")
-    rel.add_argument("--all-kinds", action="store_true",
-                     help="also the track_ benchmarks (peak RSS, GB/s), not only timings")
-    rel.add_argument("--lineage", metavar="PACKAGE", action="append",
-                     help="add the package-lineage view of this PyPI package (default: mxnet)")
-    rel.set_defaults(func=releases_command)
-    between = sub.add_parser(
-        "between", help="any two recordings, across flavors and Python environments")
-    between.add_argument("before", metavar="RELEASE[:FLAVOR]", help="flavor default: cpu-mkldnn")
-    between.add_argument("after", metavar="RELEASE[:FLAVOR]")
-    between.set_defaults(func=between_command)
-    lineage = sub.add_parser("lineage", help="what `pip install -U PACKAGE` changed, release "
-                                             "by release, across flavors and environments")
-    lineage.add_argument("package", help="a PyPI package of a CPU flavor: mxnet, mxnet-mkl, "
-                                         "mxnet-native")
-    lineage.set_defaults(func=lineage_command)
-    for side in (between, lineage):
-        side.add_argument("--top", type=positive_int, default=10)
-    for name, what in (("aa", "the same release measured twice, under two machine names"),
-                       ("ab", "the same release run two ways (A/B variants)")):
-        side = sub.add_parser(name, help=what)
-        for which in ("a", "b"):
-            side.add_argument("--machine-" + which, type=machine_or_path,
-                              help="the name it is recorded under (default: this machine's), "
-                                   "looked up in experiments/ then results/; or a path "
-                                   "RESULTS_DIR/NAME")
-        side.add_argument("--variant-a", default="default", help="env_matrix/variants.json")
-        side.add_argument("--variant-b", default="default")
-        side.add_argument("--release", required=True)
-        flavor_argument(side)
-        side.add_argument("-v", "--verbose", action="store_true",
-                          help="list every flagged point, and every instruction count that "
-                               "differs")
-        side.add_argument("--noise", metavar="FILE",
-                          help="also count the timings beyond each point's noise in this "
-                               "table (python -m mxbench noise)")
-        side.set_defaults(func=side_command)
-    return parser
+def checked_machine(project, requested=None):
+    """The machine whose history a report reads (runner.reading_machine), its result files
+    checked first: a bad file would silently drop its release."""
+    machine = runner.reading_machine(project.store, requested)
+    project.store.require_valid(machine)
+    return machine
 
 
-def releases_command(args):
-    project = args.project
-    machine = asvtools.reading_machine(project.store, args.machine)
-    project.store.require_valid(machine)  # a bad file would silently drop its release
-    report = release_changes(project, machine, project.environment_names(), args.factor,
-                             timings_only=not args.all_kinds)
-    judge = confirmation_judge(project, machine, args.factor)
-    text = markdown_report(report, machine, args.factor, args.top, results_label(project),
+def releases_markdown(project, machine, factor, top, timings_only=True, lineage=None):
+    """(CHANGES.md's text, the release pairs' changes, the confirmations' judge) of the
+    history on `machine`: every pair of consecutive measured releases, the package lineages
+    (default: mxnet), the documented changes and MXNet's known crashes."""
+    report = release_changes(project, machine, project.environment_names(), factor,
+                             timings_only=timings_only)
+    judge = confirmation_judge(project, machine, factor)
+    text = markdown_report(report, machine, factor, top, results_label(project),
                            judge=judge, noise=machine_noise(machine),
                            machine_note=machine_note(project, machine),
                            count_source=release_count_source(project, machine),
                            records_note=records_conditions_note(project, machine, report,
                                                                 results_label(project)),
-                           other_kinds=other_kinds_source(project, machine, args.factor),
+                           other_kinds=other_kinds_source(project, machine, factor),
                            kind=confirmations.kind_label(project.store, machine))
     projects = history_projects(project)
-    for package in args.lineage or ["mxnet"]:
+    for package in lineage or ["mxnet"]:
         text += "\n" + "\n".join(lineage_markdown(project, projects, machine, package,
-                                                  args.factor, args.top))
+                                                  factor, top))
     if os.path.exists(documented.DOCUMENTED):
         entries = documented.load_documented()
-        field = documented.field_history(project, args.factor, report, machine)
+        field = documented.field_history(project, factor, report, machine)
         rows = documented.check_documented(report, entries, judge=judge, field=field)
         text += "\n" + documented.documented_markdown(rows, entries, field)
     text += "\n" + "\n".join(crashes_markdown())
-    if args.output:
-        export.write_output(text, args.output)  # a folder that is not there: one line
-        print("wrote %s" % args.output)
-    else:
-        sys.stdout.write(text)
-    if args.chart:
-        chart(report, args.chart, 2 * args.top, judge)
-        print("wrote %s" % args.chart)
-    return 0
+    return text, report, judge
 
 
 def crashes_markdown():
@@ -836,7 +788,7 @@ def whole_selection(command):
 
 def results_label(project):
     """The results a report read: relative to the checkout when inside it."""
-    relative = os.path.relpath(project.results_dir, project_model.ROOT)
+    relative = os.path.relpath(project.results_dir, ROOT)
     return project.results_dir if relative.startswith("..") else relative
 
 
@@ -846,13 +798,11 @@ def parse_side(text):
     return release, flavor or DEFAULT_FLAVOR
 
 
-def between_command(args):
-    project = args.project
-    machine = asvtools.reading_machine(project.store, args.machine)
-    project.store.require_valid(machine)
+def between_text(project, machine, before, after, factor, top):
+    """Any two recordings (RELEASE[:FLAVOR] each), across flavors and Python environments."""
     projects = history_projects(project)
-    a, b = (find_side(projects, machine, *parse_side(text)) for text in (args.before, args.after))
-    changes = side_changes(project, machine, a, b, args.factor)
+    a, b = (find_side(projects, machine, *parse_side(text)) for text in (before, after))
+    changes = side_changes(project, machine, a, b, factor)
     if not changes:
         raise MatrixError("no timing measured on both sides, so no comparison")
     counts = count_changes(*side_points_by_name(project, machine, a, b))
@@ -862,7 +812,7 @@ def between_command(args):
     mixed = recordings_note(project.store, machine, [
         (side_label(s), project.commit(s.release), s.env_name) for s in (a, b)])
     lines = ["%s → %s, machine %s, at factor %.2f: %d points measured on both, %d slower, "
-             "%d faster, median ratio %s" % (side_label(a), side_label(b), machine, args.factor,
+             "%d faster, median ratio %s" % (side_label(a), side_label(b), machine, factor,
                                   summary["points"], summary["slower"], summary["faster"],
                                   ratio_text(summary["median_ratio"]))]
     if note:
@@ -871,82 +821,81 @@ def between_command(args):
         lines.append("Not only MXNet differs here: %s." % mixed)
     lines += count_summary(changes, counts)
     lines.append("")
-    lines += top_tables(changes, a.release, b.release, args.top, counts)
-    print("\n".join(lines).rstrip())
-    return 0
+    lines += top_tables(changes, a.release, b.release, top, counts)
+    return "\n".join(lines).rstrip()
 
 
-def lineage_command(args):
-    project = args.project
-    machine = asvtools.reading_machine(project.store, args.machine)
-    project.store.require_valid(machine)
+def package_lineage_text(project, machine, package, factor, top):
+    """What `pip install -U PACKAGE` changed, release by release (a CPU flavor's package)."""
     packages = set(project.matrix.flavor(f).package_for(r)
                    for f in project.flavors for r in project.matrix.releases())
-    if args.package not in packages:
+    if package not in packages:
         raise MatrixError("%s is not a package of the CPU flavors (they are: %s)"
-                          % (args.package, ", ".join(sorted(p for p in packages if p))))
-    print("\n".join(lineage_markdown(project, history_projects(project), machine,
-                                     args.package, args.factor, args.top)).rstrip())
-    return 0
+                          % (package, ", ".join(sorted(p for p in packages if p))))
+    return "\n".join(lineage_markdown(project, history_projects(project), machine, package,
+                                      factor, top)).rstrip()
 
 
-def side_command(args):
-    """aa / ab: one release, two recordings (two experiment names, or two variants)."""
-    project = args.project
-    this_machine = asvtools.machine_name()
-    name_a, name_b = args.machine_a or this_machine, args.machine_b or this_machine
-    (before, file_a), (after, file_b) = side_pair(
-        project, args.release, args.flavor, (name_a, args.variant_a),
-        (name_b, args.variant_b), results_only=bool(args.results))
-    changes = compare(before, after, args.factor)
+def side_name(name, variant):
+    return name + ("" if variant == "default" else "/" + variant)
+
+
+def side_lines(project, label, release, flavor, side_a, side_b, factor, results_only=False,
+               noise_file=None, verbose=False):
+    """aa / ab: one release, two recordings (two experiment names, or two variants; side_a,
+    side_b: (name, variant)): the lines the command prints, one by one as they come."""
+    (before, file_a), (after, file_b) = side_pair(project, release, flavor, side_a, side_b,
+                                                  results_only=results_only)
+    changes = compare(before, after, factor)
     summary = aa_summary(changes)
-    def side_name(name, variant):
-        return name + ("" if variant == "default" else "/" + variant)
-    print("%s %s %s, %s vs %s at factor %.2f: %d points, %d flagged, median |log ratio| "
-          "%.2f%%, 90th percentile %.2f%%" % (
-              {"aa": "A/A", "ab": "A/B"}[args.changes_command], args.release,
-              args.flavor, side_name(name_a, args.variant_a), side_name(name_b, args.variant_b),
-              args.factor,
-              summary["points"], summary["flagged"], 100 * summary["median_abs_log_ratio"],
-              100 * summary["p90_abs_log_ratio"]))
+    yield ("%s %s %s, %s vs %s at factor %.2f: %d points, %d flagged, median |log ratio| "
+           "%.2f%%, 90th percentile %.2f%%" % (
+               label, release, flavor, side_name(*side_a), side_name(*side_b), factor,
+               summary["points"], summary["flagged"], 100 * summary["median_abs_log_ratio"],
+               100 * summary["p90_abs_log_ratio"]))
     for group, members in sorted(by_kind(changes).items()):
         part = aa_summary(members)
-        print("  %-28s %5d points, %4d flagged, median |log ratio| %.2f%%, p90 %.2f%%" % (
+        yield ("  %-28s %5d points, %4d flagged, median |log ratio| %.2f%%, p90 %.2f%%" % (
             group, part["points"], part["flagged"], 100 * part["median_abs_log_ratio"],
             100 * part["p90_abs_log_ratio"]))
     flagged = [c for c in changes if c.verdict != "same"]
     if flagged:  # a day, or a host, moves points both ways: say which way they went
-        print("  flagged slower in B: %d, faster: %d"
-              % (sum(c.ratio > 1 for c in flagged), sum(c.ratio < 1 for c in flagged)))
+        yield ("  flagged slower in B: %d, faster: %d"
+               % (sum(c.ratio > 1 for c in flagged), sum(c.ratio < 1 for c in flagged)))
+    counts = yield from side_count_lines(changes, before, after)
+    if noise_file:
+        from mxbench.reports.noise import Noise
+        noise = Noise.load(noise_file, required=True)
+        timings = [c for c in changes if c.unit == "seconds"]
+        beyond = [c for c in timings if c.verdict != "same" and noise.beyond(c, factor)]
+        yield ("  beyond each point's noise (%s): %d of %d timings (%.2f%%)"
+               % (noise_file, len(beyond), len(timings),
+                  100.0 * len(beyond) / max(len(timings), 1)))
+    for side, path in (("A", file_a), ("B", file_b)):
+        yield "  %s: %s" % (side, os.path.relpath(path))
+    if verbose:
+        for c in changes:
+            if c.verdict != "same":
+                yield "  flagged: %s  %s" % (c.name, change_text(c.before, c.after, c.unit))
+        for c in sorted(counts, key=lambda c: -abs(c.ratio - 1)):
+            if c.before != c.after:
+                yield ("  count differs: %s  %s (%+.4f%%)"
+                       % (c.name, count_figures(c), 100 * (c.ratio - 1)))
+
+
+def side_count_lines(changes, before, after):
+    """side_lines()' lines on the instruction counts (those of other counting versions
+    refused); returns the compared counts' changes."""
     counts = [c for c in changes if c.unit == "instructions"]
     refused = [c for c in counts if not counting.comparable(before[c.name], after[c.name])]
     for line in refused_count_lines([(c.name, counting.versions_text(before[c.name],
                                                                      after[c.name]))
                                      for c in refused]):
-        print("  " + line)
+        yield "  " + line
     counts = [c for c in counts if c not in refused]
     if counts:  # a count repeats exactly: say how exactly (docs/instructions.md)
         moved = max(counts, key=lambda c: abs(c.ratio - 1))
-        print("  instruction counts: %d of %d identical, the largest difference %.4f%% (%s)"
-              % (sum(c.before == c.after for c in counts), len(counts),
-                 100 * abs(moved.ratio - 1), moved.name))
-    if args.noise:
-        from mxbench.reports.noise import Noise
-        noise = Noise.load(args.noise, required=True)
-        timings = [c for c in changes if c.unit == "seconds"]
-        beyond = [c for c in timings if c.verdict != "same" and noise.beyond(c, args.factor)]
-        print("  beyond each point's noise (%s): %d of %d timings (%.2f%%)"
-              % (args.noise, len(beyond), len(timings),
-                 100.0 * len(beyond) / max(len(timings), 1)))
-    for side, path in (("A", file_a), ("B", file_b)):
-        print("  %s: %s" % (side, os.path.relpath(path)))
-    if args.verbose:
-        for c in changes:
-            if c.verdict != "same":
-                print("  flagged: %s  %s" % (c.name, change_text(c.before, c.after, c.unit)))
-        for c in sorted(counts, key=lambda c: -abs(c.ratio - 1)):
-            if c.before != c.after:
-                print("  count differs: %s  %s (%+.4f%%)"
-                      % (c.name, count_figures(c), 100 * (c.ratio - 1)))
-    return 0
-
+        yield ("  instruction counts: %d of %d identical, the largest difference %.4f%% (%s)"
+               % (sum(c.before == c.after for c in counts), len(counts),
+                  100 * abs(moved.ratio - 1), moved.name))
+    return counts

@@ -11,58 +11,16 @@ order), in at least all but one of ROUNDS re-measurements of the two, interleave
 neighbour with more than MAX_ELEMENT_GROWTH times the shape's elements does not count: the
 fixed cost of a call alone, spread over twice the elements, would halve its cost per element.
 """
-import argparse
 import json
 import os
-import statistics
 from collections import OrderedDict
 
 from mxbench.core import errors
-from mxbench.core.project import ROOT
+from mxbench.core.cliff_rule import SEARCH_DIR, THRESHOLD, ratios  # noqa: F401 (the site's)
 from mxbench.core.formatting import ratio_text, seconds_text
 
-THRESHOLD = 2.0
-ROUNDS = 5
-MAX_ELEMENT_GROWTH = 1.5
-SEARCH_DIR = "results-search"  # beside results/, not in experiments/ (an asv results directory)
 CLIFFS_BENCHMARK = "bench_cliffs.%s.time_forward"
 COSTLIEST = 10  # shapes per entry in the report
-
-
-def comparable(elements, neighbour_elements):
-    """Whether a neighbour's cost per element can be set against the shape's (see above)."""
-    return neighbour_elements <= MAX_ELEMENT_GROWTH * elements
-
-
-def ratios(rounds, elements, shape, neighbour):
-    """Per round, the shape's cost per element over the neighbour's. rounds: [{name:
-    seconds}], elements: {name: elements}; a round without both gives nothing."""
-    out = []
-    for measured in rounds:
-        if measured.get(shape) and measured.get(neighbour):
-            out.append((measured[shape] / elements[shape])
-                       / (measured[neighbour] / elements[neighbour]))
-    return out
-
-
-def confirmed(round_ratios, threshold=THRESHOLD, rounds=ROUNDS):
-    """The cliff rule on the ratios of interleaved rounds: at least threshold in all but one
-    of them, and at least `rounds - 1` rounds measured."""
-    needed = max(1, rounds - 1)
-    return sum(1 for r in round_ratios if r >= threshold) >= needed
-
-
-def confirm(rounds, elements, shape, neighbours, threshold=THRESHOLD):
-    """{neighbour: median ratio} of the neighbours against which `shape` is a confirmed
-    cliff (comparable ones only)."""
-    out = OrderedDict()
-    for neighbour in neighbours:
-        if not comparable(elements[shape], elements[neighbour]):
-            continue
-        found = ratios(rounds, elements, shape, neighbour)
-        if confirmed(found, threshold, ROUNDS if len(rounds) >= ROUNDS else len(rounds)):
-            out[neighbour] = statistics.median(found)
-    return out
 
 
 # --- the report ---------------------------------------------------------------------------------
@@ -180,26 +138,3 @@ def recorded_points(project):
     return (project.store.points(benchmarks=r"^bench_cliffs\."),
             lambda commit: project.release_of(commit) or commit[:8],
             lambda env_name: flavors.get(env_name, env_name))
-
-
-def cmd_cliffs(args):
-    from benchmarks.catalogue.cliffs import read_cliffs
-    from mxbench.reports import export
-    logs = read_logs(args.search_dir)
-    found = read_cliffs(args.cliffs_file) if args.cliffs_file else read_cliffs()
-    text = report(logs, found, *recorded_points(args.project))
-    export.write_output(text, args.output)
-    return errors.OK
-
-
-def setup_arguments(subparsers):
-    parser = subparsers.add_parser(
-        "cliffs", help="the performance cliffs the search found, and where each holds",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--search-dir", default=os.path.join(ROOT, SEARCH_DIR), metavar="DIR",
-                        help="the search logs (default %s)" % SEARCH_DIR)
-    parser.add_argument("--cliffs-file", metavar="FILE",
-                        help="cliff data (default benchmarks/catalogue/cliffs.json)")
-    parser.add_argument("-o", "--output", help="file to write (default: stdout)")
-    parser.set_defaults(func=cmd_cliffs)
-    return parser

@@ -10,7 +10,7 @@ from collections import namedtuple
 from mxbench.asvrun.conditions import cpu_kind_text, recorded_cpu_kinds
 from env_matrix.matrix import MatrixError
 from mxbench.asvrun.runner import reading_machine
-from mxbench.core import project as project_model
+from mxbench.core.project import load as load_project
 from mxbench.core.arguments import HISTORY_FACTOR
 from mxbench.core.change_rule import compare
 from mxbench.core.errors import UserError
@@ -50,7 +50,7 @@ def confirmation_dir(project, base, head):
 
 def confirmation_project(project, base, head):
     """The project recording into (and reading) the confirmations of BASE..HEAD."""
-    return project_model.load(project.config, confirmation_dir(project, base, head))
+    return load_project(project.config, confirmation_dir(project, base, head))
 
 
 def history_changes(project, machine, base, head, flavor, factor):
@@ -186,7 +186,7 @@ def aa_project(project, release):
     """The project recording into (and reading) the A/A confirmations of one release:
     results-confirmations/aa-RELEASE (no '..': it is not a pair, the site and the changes
     report leave it alone)."""
-    return project_model.load(project.config, os.path.join(confirmations_root(project),
+    return load_project(project.config, os.path.join(confirmations_root(project),
                                                             AA_PREFIX + release))
 
 

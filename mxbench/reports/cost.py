@@ -3,14 +3,11 @@
 Per (release, flavor): the benchmarking and install time, the points measured, and the share
 of the time that the recorded samples' operator calls take. Figures: docs/measurement.md.
 """
-import argparse
 from collections import defaultdict
 
 from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
-from mxbench.asvrun import runner as asvtools
-from mxbench.core.arguments import flavor_argument, positive_int
 from mxbench.core.results import measured
 
 SETUP_CACHE = "<setup_cache "
@@ -55,24 +52,10 @@ def timed_share(store, machine, commit, env_name, per):
     return points, timed
 
 
-def setup_arguments(subparsers):
-    parser = subparsers.add_parser(
-        "cost", help="where the time of a recorded run goes (asv's durations, summed)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--release", required=True)
-    flavor_argument(parser)
-    parser.add_argument("--variant", default="default",
-                        help="an A/B variant's run (env_matrix/variants.json; its results are "
-                             "in experiments/)")
-    parser.add_argument("--top", type=positive_int, default=15)
-    parser.set_defaults(func=cmd_cost)
-    return parser
-
-
-def cmd_cost(args):
-    project = args.project
-    where = (project.store, asvtools.reading_machine(project.store, args.machine),
-             project.commit(args.release), project.environment(args.flavor, args.variant))
+def cost_text(store, machine, commit, env_name, label, top=15):
+    """Where the time of one recording went: its total, by module, by method, and the
+    slowest benchmarks. label: the recording's release and flavor, as said."""
+    where = (store, machine, commit, env_name)
     per, caches, build = durations(*where)
     points, timed = timed_share(*where, per)
     spent = dict(per, **caches)  # what the benchmarking's seconds went to
@@ -82,20 +65,18 @@ def cmd_cost(args):
         by_module[name.split(".")[0]] += seconds
         by_method[name.rsplit(".", 1)[-1].split(":")[0]] += seconds
     total = sum(spent.values())
-    label = args.flavor if args.variant == "default" else "%s/%s" % (args.flavor, args.variant)
-    print("%s %s: %d benchmarks, %.0f s benchmarking + %.0f s install = %.1f min"
-          % (args.release, label, len(per), total, build, (total + build) / 60))
-    print("%d points measured, %.3f s a point; operator calls in the recorded samples: %.0f s "
-          "(%.0f %% of the benchmarking)" % (points, total / max(points, 1), timed,
-                                             100 * timed / max(total, 1e-9)))
-    print()
-    print(tabulate(sorted(by_module.items(), key=lambda kv: -kv[1]),
-                   headers=["module", "seconds"], floatfmt=".0f"))
-    print()
-    print(tabulate(sorted(by_method.items(), key=lambda kv: -kv[1]),
-                   headers=["method", "seconds"], floatfmt=".0f"))
-    print()
-    print(tabulate(sorted(spent.items(), key=lambda kv: -kv[1])[:args.top],
-                   headers=["slowest benchmarks", "seconds"], floatfmt=".1f"))
-    return 0
-
+    return "\n".join([
+        "%s: %d benchmarks, %.0f s benchmarking + %.0f s install = %.1f min"
+        % (label, len(per), total, build, (total + build) / 60),
+        "%d points measured, %.3f s a point; operator calls in the recorded samples: %.0f s "
+        "(%.0f %% of the benchmarking)" % (points, total / max(points, 1), timed,
+                                           100 * timed / max(total, 1e-9)),
+        "",
+        tabulate(sorted(by_module.items(), key=lambda kv: -kv[1]),
+                 headers=["module", "seconds"], floatfmt=".0f"),
+        "",
+        tabulate(sorted(by_method.items(), key=lambda kv: -kv[1]),
+                 headers=["method", "seconds"], floatfmt=".0f"),
+        "",
+        tabulate(sorted(spent.items(), key=lambda kv: -kv[1])[:top],
+                 headers=["slowest benchmarks", "seconds"], floatfmt=".1f")])

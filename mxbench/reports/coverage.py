@@ -4,31 +4,25 @@ Counts public names (deprecated aliases once) and distinct registered operators 
 handle); each is covered, excluded with a reason, or missing. --numpy adds the numpy
 interface, read from MXNet's profiler. Needs mxnet, not asv. The counts: docs/catalogue.md.
 """
-import argparse
 import json
-import sys
 from collections import OrderedDict
 
 from benchmarks import catalogue as C
-from mxbench.core.arguments import at_least
-from mxbench.core.errors import UserError
-from mxbench.inside.registry import (NUMPY_PREFIXES, alias_groups, installed_mxnet,
-                                     numpy_groups, operators_run, registered_names)
 
 COVERED, ALIAS, EXCLUDED, MISSING = "covered", "alias", "excluded", "missing"
 
 
-def coverage(mx=None, catalogue=C):
-    """The coverage report for the installed MXNet (or the `mx` module given), as a dict."""
-    if mx is None:
-        mx = installed_mxnet()
-    public = [n for n in registered_names(mx) if not n.startswith("_")]
-    groups = alias_groups(mx, public)
+def coverage(registry, catalogue=C):
+    """The coverage report of an MXNet registry (mxbench.inside.registry.Registry), as a
+    dict."""
+    public = [n for n in registry.names() if not n.startswith("_")]
+    groups = registry.groups(public)
     group_of = dict((name, group) for group in groups for name in group)
     entries = OrderedDict()
     mx_nd_entries = [op for op in catalogue.OPERATORS if op.call not in C.NUMPY_CALLS]
     for op in mx_nd_entries:
-        # catalogue_registry's entries count here only for the public names they cover.
+        # The registry entries (benchmarks/catalogue/registry.py) count here only for the
+        # public names they cover.
         for name in [n for n in getattr(op, "covers", ()) if n in group_of] or (
                 [] if hasattr(op, "covers") else [op.name]):
             entries.setdefault(name, []).append(op.class_name)
@@ -76,7 +70,7 @@ def coverage(mx=None, catalogue=C):
     ])
     stale = sorted(n for n in entries if n not in group_of)
     return OrderedDict([
-        ("mxnet", getattr(mx, "__version__", "?")),
+        ("mxnet", registry.version),
         ("counts", counts),
         ("names", names),
         ("catalogue", OrderedDict([
@@ -125,8 +119,9 @@ def family(group):
 
 
 def entry_registry_names(op, registered):
-    """The registered names an entry times: its `covers` (catalogue_registry), else its mx.nd
-    name (and later_name) as registered: linalg_gemm2, contrib.box_nms -> _contrib_box_nms."""
+    """The registered names an entry times: its `covers` (benchmarks/catalogue/registry.py),
+    else its mx.nd name (and later_name) as registered: linalg_gemm2, contrib.box_nms ->
+    _contrib_box_nms."""
     names = list(getattr(op, "covers", ()))
     for name in [op.name, op.later_name]:
         if not name:
@@ -137,8 +132,9 @@ def entry_registry_names(op, registered):
 
 
 def numpy_family_status(numpy_report):
-    """The numpy interface's status: what catalogue_np's entries run, read from the profiler
-    by numpy_coverage (exact per release), for groups no entry's name covers."""
+    """The numpy interface's status: what the mx.np/mx.npx entries
+    (benchmarks/catalogue/np_interface.py) run, read from the profiler by numpy_coverage
+    (exact per release), for groups no entry's name covers."""
     rows = numpy_report["operators"] if numpy_report else {}
 
     def status(group, catalogue):
@@ -149,18 +145,17 @@ def numpy_family_status(numpy_report):
     return status
 
 
-def registry_coverage(mx=None, catalogue=C, numpy_report=None):
+def registry_coverage(registry, catalogue=C, numpy_report=None):
     """Every distinct forward operator of the installed MXNet (aliases grouped by registry
     handle, gradient kernels set aside), by family: covered, excluded (with the reason) or
     missing. A dict, like coverage(). The numpy interface's operators count through
     numpy_coverage (profiles each mx.np/mx.npx entry once; pass its report to reuse it)."""
-    if mx is None:
-        mx = installed_mxnet()
     if numpy_report is None and any(op.call in C.NUMPY_CALLS for op in catalogue.OPERATORS):
-        numpy_report = numpy_coverage(mx, catalogue)
+        numpy_report = numpy_coverage(registry, catalogue)
     family_status = {"numpy": numpy_family_status(numpy_report)}
-    registered = set(registered_names(mx))
-    groups = [g for g in alias_groups(mx, sorted(registered)) if not is_gradient(g)]
+    registered = set(registry.names())
+    every_group = registry.groups(sorted(registered))
+    groups = [g for g in every_group if not is_gradient(g)]
     covered_by = {}
     for op in catalogue.OPERATORS:
         if op.call in C.NUMPY_CALLS:  # np.dot runs _np_dot, not dot: numpy_coverage says which
@@ -199,10 +194,9 @@ def registry_coverage(mx=None, catalogue=C, numpy_report=None):
     total = OrderedDict([("operators", len(statuses)), ("covered", statuses.count(COVERED)),
                          ("excluded", statuses.count(EXCLUDED)),
                          ("missing", statuses.count(MISSING))])
-    return OrderedDict([("mxnet", getattr(mx, "__version__", "?")),
+    return OrderedDict([("mxnet", registry.version),
                         ("registered_names", len(registered)),
-                        ("gradient_kernels", len(alias_groups(mx, sorted(registered)))
-                         - len(groups)),
+                        ("gradient_kernels", len(every_group) - len(groups)),
                         ("total", total), ("families", families), ("operators", rows)])
 
 
@@ -298,17 +292,15 @@ def format_markdown(report, which="all"):
 
 
 # --- the numpy interface ------------------------------------------------------------------------
-def numpy_coverage(mx=None, catalogue=C):
-    """The numpy-interface report for the installed MXNet, as a dict (see the module doc)."""
-    if mx is None:
-        mx = installed_mxnet()
+def numpy_coverage(registry, catalogue=C):
+    """The numpy-interface report of an MXNet registry, as a dict (see the module doc)."""
     from benchmarks.catalogue import np_interface as catalogue_np
-    groups = numpy_groups(mx)
+    groups = registry.numpy_groups()
     group_of = dict((name, tuple(g)) for g in groups for name in g)
     entries = [op for op in catalogue.OPERATORS if op.call in C.NUMPY_CALLS]
     covered, not_run = OrderedDict(), OrderedDict()
     for op in entries:
-        ran, reason = operators_run(op)
+        ran, reason = registry.operators_run(op)
         if ran is None:
             not_run[op.class_name] = reason
             continue
@@ -328,7 +320,7 @@ def numpy_coverage(mx=None, catalogue=C):
             rows[key] = {"status": MISSING}
     statuses = [row["status"] for row in rows.values()]
     counts = OrderedDict([
-        ("numpy_names", sum(1 for n in registered_names(mx) if n.startswith(NUMPY_PREFIXES))),
+        ("numpy_names", len(registry.numpy_names())),
         ("numpy_operators", len(groups)),
         ("covered", statuses.count(COVERED)),
         ("excluded", statuses.count(EXCLUDED)),
@@ -336,7 +328,7 @@ def numpy_coverage(mx=None, catalogue=C):
         ("entries", len(entries)),
         ("entries_not_run", len(not_run)),
     ])
-    return OrderedDict([("mxnet", getattr(mx, "__version__", "?")), ("counts", counts),
+    return OrderedDict([("mxnet", registry.version), ("counts", counts),
                         ("operators", rows), ("not_run", not_run)])
 
 
@@ -363,50 +355,24 @@ def format_numpy(report, which="missing"):
     return "\n".join(lines) + "\n"
 
 
-def setup_arguments(subparsers):
-    parser = subparsers.add_parser(
-        "coverage", help="which registered MXNet operators the catalogue benchmarks",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    parser.add_argument("--list", choices=("covered", "excluded", "missing", "all"),
-                        default=None, help="which names to list (text/markdown; default: "
-                        "missing, or all with --format markdown)")
-    parser.add_argument("--fail-under", type=at_least(0), default=None, metavar="N",
-                        help="exit 1 when fewer than N counted names are covered, or any "
-                        "is missing")
-    parser.add_argument("--numpy", action="store_true",
-                        help="also the numpy interface's operators (runs each mx.np/mx.npx "
-                        "entry's small case once under the profiler)")
-    parser.add_argument("--registry", action="store_true",
-                        help="every distinct forward operator the registry holds, by family "
-                        "(public, numpy, contrib, quantized, subgraph, image, sparse, "
-                        "scalar/internal), instead of the public names")
-    parser.set_defaults(func=cmd_coverage, needs_project=False)
-    return parser
-
-
-def cmd_coverage(args):
-    try:
-        numpy_report = numpy_coverage() if args.numpy else None
-        report = (registry_coverage(numpy_report=numpy_report) if args.registry
-                  else coverage())
-    except ImportError as exc:
-        raise UserError("mxnet does not import: %s" % exc)
-    if args.numpy:
-        report["numpy"] = numpy_report
-    if args.format == "json":
-        sys.stdout.write(json.dumps(report, indent=1) + "\n")
-    elif args.registry:
-        sys.stdout.write(format_registry_text(report, args.list or "missing"))
-    elif args.format == "markdown":
-        sys.stdout.write(format_markdown(report, args.list or "all"))
+# --- the command's text ------------------------------------------------------------------------
+def rendered(report, fmt, which=None, by_registry=False):
+    """The report as the coverage command prints it: JSON, the registry's text, Markdown or
+    text, then the numpy interface's text where the report holds it (not in JSON)."""
+    if fmt == "json":
+        return json.dumps(report, indent=1) + "\n"
+    if by_registry:
+        text = format_registry_text(report, which or "missing")
+    elif fmt == "markdown":
+        text = format_markdown(report, which or "all")
     else:
-        sys.stdout.write(format_text(report, args.list or "missing"))
-    if args.numpy and args.format != "json":
-        sys.stdout.write("\n" + format_numpy(report["numpy"], args.list or "missing"))
-    if args.fail_under is not None:
-        counts = report["total" if args.registry else "counts"]
-        if counts["covered"] < args.fail_under or counts["missing"]:
-            return 1
-    return 0
+        text = format_text(report, which or "missing")
+    if report.get("numpy"):
+        text += "\n" + format_numpy(report["numpy"], which or "missing")
+    return text
 
+
+def falls_short(report, fail_under, by_registry=False):
+    """Whether fewer than fail_under counted names are covered, or any is missing."""
+    counts = report["total" if by_registry else "counts"]
+    return counts["covered"] < fail_under or bool(counts["missing"])

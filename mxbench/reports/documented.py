@@ -24,7 +24,7 @@ from env_matrix.matrix import MatrixError
 from mxbench.asvrun.conditions import cpu_kind_text, recorded_cpu_kinds
 from mxbench.asvrun.runner import reading_machine
 from mxbench.core.errors import UserError
-from mxbench.core import project as project_model
+from mxbench.core.project import CPU_KINDS, ROOT, load as load_project
 from mxbench.core.formatting import ratio_text
 from mxbench.core.results import Store, by_name
 from mxbench.core.selection import FIELD_PREFIX
@@ -32,7 +32,7 @@ from mxbench.core.stats import measured_rounds, round_ratio_interval, rounds_sep
 from mxbench.reports import confirmations
 from mxbench.reports.release_pairs import release_changes
 
-DOCUMENTED = os.path.join(project_model.ROOT, "docs", "documented-changes.toml")
+DOCUMENTED = os.path.join(ROOT, "docs", "documented-changes.toml")
 
 FIELD_RUN = "python -m mxbench run %s %s --flavor %s --selection field"
 NOT_RECORDED = "not recorded at the documented shape yet"
@@ -118,7 +118,7 @@ class FieldHistory(object):
         return "`%s` (%s), in `%s/`" % (
             self.machine, " and ".join(cpu_kind_text(k) for k in kinds) if kinds
             else "CPU not recorded",
-            os.path.relpath(self.project.results_dir, project_model.ROOT))
+            os.path.relpath(self.project.results_dir, ROOT))
 
     def pairs(self, flavor):
         if flavor not in self._pairs:
@@ -192,9 +192,9 @@ def field_history(project, factor, report=None, machine=None):
         candidates.append(committed)
     except (UserError, MatrixError):  # several machines, none this host's: the others decide
         pass
-    folder = os.path.join(os.path.dirname(project.results_dir), project_model.CPU_KINDS)
+    folder = os.path.join(os.path.dirname(project.results_dir), CPU_KINDS)
     if os.path.isdir(folder) and os.path.abspath(folder) != os.path.abspath(project.results_dir):
-        other = project_model.load(project.config, folder)
+        other = load_project(project.config, folder)
         candidates += [FieldHistory(other, m, factor) for m in Store(folder).machines()]
     best, most = None, 0
     for history in candidates:
@@ -413,7 +413,7 @@ def documented_markdown(rows, documented=None, field=None):
              "history's own confirmation of its flagged points (`confirm A B`); the most "
              "telling point's ratio and 95 %% interval. *Seen and confirmed*: past 1.2x the "
              "documented way, the interval beyond 1, every round beyond every round; *not "
-             "seen*: the interval inside (1/1.2, 1.2)." % project_model.CPU_KINDS, ""]
+             "seen*: the interval inside (1/1.2, 1.2)." % CPU_KINDS, ""]
     if field is not None:
         lines += ["The field cases are recorded on machine %s, and measured again there "
                   "(where it is another CPU kind than the committed history's, ratios compare, "

@@ -3,23 +3,16 @@
 One row per parameter point of every recording (machine, commit, environment), with its
 status (ok, skipped, failed) and the statistics its recording supports (`stats_source`:
 samples, asv-summary or value-only). Columns and examples: docs/adhoc-and-export.md. The
-renderers (render_json/csv/markdown) are shared with mxbench.adhoc: Python 3.7 syntax.
+renderers (mxbench/core/tables.py) are shared with mxbench.adhoc: Python 3.7 syntax.
 """
-import argparse
 import ast
-import csv
-import io
-import json
 import math
 import os
 import re
 import subprocess
-import sys
 
 from mxbench.core import stats
-from mxbench.core.arguments import regex
-from mxbench.core.errors import UserError
-from mxbench.core.formatting import human_value
+from mxbench.core.tables import FORMATS, render_csv, render_json, render_markdown
 
 COLUMNS = ("machine", "commit", "tag", "env", "benchmark", "params", "unit", "status",
            "stats_source", "result", "number") + stats.FIELDS
@@ -27,9 +20,6 @@ COLUMNS = ("machine", "commit", "tag", "env", "benchmark", "params", "unit", "st
 MARKDOWN_COLUMNS = ("machine", "commit", "tag", "env", "benchmark", "params", "status",
                     "stats_source", "sample_count", "result", "mean", "min", "p50", "p90",
                     "p99", "max", "iqr")
-VALUE_COLUMNS = ("result", "mean", "median", "min", "max", "p50", "p90", "p99", "q25",
-                 "q75", "iqr")
-FORMATS = ("json", "csv", "markdown")
 
 
 # --- reading asv's files -----------------------------------------------------------------
@@ -140,53 +130,7 @@ def collect_rows(results_dir, benchmark=None, env=None, repo=None, ok_only=False
     return rows
 
 
-# --- rendering (shared with mxbench.adhoc) -------------------------------------------------
-def _json_safe(value):
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        return None
-    if isinstance(value, dict):
-        return dict((k, _json_safe(v)) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
-
-
-def render_json(rows):
-    return json.dumps(_json_safe(list(rows)), indent=1, allow_nan=False) + "\n"
-
-
-def render_csv(rows, columns):
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(columns), extrasaction="ignore",
-                            lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow(dict((k, "" if row.get(k) is None else row.get(k)) for k in columns))
-    return buf.getvalue()
-
-
-def markdown_cell(value):
-    return "" if value is None else str(value).replace("|", "\\|")
-
-
-def render_markdown(rows, columns, value_columns=VALUE_COLUMNS):
-    """A GitHub Markdown table; value columns are shown with their unit."""
-    from tabulate import tabulate
-    table = []
-    for row in rows:
-        cells = []
-        for col in columns:
-            value = row.get(col)
-            if col in value_columns:
-                value = human_value(value, row.get("unit"))
-            elif col == "commit" and value:
-                value = value[:8]
-            cells.append(markdown_cell(value))
-        table.append(cells)
-    return tabulate(table, headers=list(columns), tablefmt="github",
-                    disable_numparse=True) + "\n"
-
-
+# --- rendering -------------------------------------------------------------------------
 def render(rows, fmt, columns=COLUMNS, markdown_columns=MARKDOWN_COLUMNS):
     if fmt == "json":
         return render_json(rows)
@@ -197,18 +141,7 @@ def render(rows, fmt, columns=COLUMNS, markdown_columns=MARKDOWN_COLUMNS):
     raise ValueError("unknown format %r (one of %s)" % (fmt, ", ".join(FORMATS)))
 
 
-def write_output(text, path):
-    if path in (None, "-"):
-        sys.stdout.write(text)
-    else:
-        try:
-            with open(path, "w") as fh:
-                fh.write(text)
-        except OSError as exc:  # a missing folder, no permission, a full disk
-            raise UserError("cannot write %s: %s" % (path, exc.strerror or exc))
-
-
-# --- command line ---------------------------------------------------------------------------
+# --- the summary line --------------------------------------------------------------------
 def summary_line(rows):
     def count(key, value):
         return sum(1 for r in rows if r[key] == value)
@@ -218,32 +151,3 @@ def summary_line(rows):
                 count("stats_source", stats.SOURCE_ASV_SUMMARY),
                 count("stats_source", stats.SOURCE_VALUE_ONLY),
                 count("status", "skipped"), count("status", "failed")))
-
-
-def setup_arguments(subparsers):
-    parser = subparsers.add_parser(
-        "export", help="asv results (any results directory) as JSON, CSV or Markdown",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("results_dir", help="asv results directory (or one machine's folder)")
-    parser.add_argument("--format", choices=FORMATS, default="markdown")
-    parser.add_argument("-o", "--output", help="file to write (default: stdout)")
-    parser.add_argument("--benchmark", metavar="REGEX", type=regex,
-                        help="keep benchmarks whose name or name(params) matches")
-    parser.add_argument("--env", metavar="REGEX", type=regex, help="keep environments whose name matches")
-    parser.add_argument("--repo", metavar="GIT_REPO",
-                        help="the ladder repository, to name each commit's release tag")
-    parser.add_argument("--ok-only", action="store_true",
-                        help="leave out skipped and failed parameter combinations")
-    parser.set_defaults(func=cmd_export, needs_project=False)
-    return parser
-
-
-def cmd_export(args):
-    try:
-        rows = collect_rows(args.results_dir, benchmark=args.benchmark, env=args.env,
-                            repo=args.repo, ok_only=args.ok_only)
-    except ValueError as exc:
-        raise UserError(exc)
-    write_output(render(rows, args.format), args.output)
-    print("mxbench.export: " + summary_line(rows), file=sys.stderr)
-    return 0

@@ -9,39 +9,9 @@ for a change. The method and the figures: docs/models.md.
 from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
-from mxbench.asvrun import runner as asvtools
-from mxbench.core.arguments import command_group, flavor_argument, positive_int
 from mxbench.core.formatting import milliseconds_text, quotient, ratio_text
-from mxbench.core.results import measured, point_name, write_json_atomic
-
-from mxbench.inside.lazy import models as M  # benchmarks/_models.py, at first use
-
-
-def extraction():
-    """The committed data's content on the installed MXNet (raises on a model that skips
-    there: the data is written on the release it is for)."""
-    models = {}
-    for name, batches in M.extract_all().items():
-        models[name] = {}
-        for batch, layers in batches.items():
-            if isinstance(layers, dict):
-                raise MatrixError("%s batch %s: %s" % (name, batch, layers["skip"]))
-            models[name][batch] = {"total": sum(l["count"] for l in layers),
-                                   "unique": len(layers), "layers": layers}
-    return {"mxnet": M.H.mx.__version__, "command": "python -m mxbench models extract",
-            "models": models}
-
-
-def cmd_extract(args):
-    data = extraction()
-    args.output = args.output or M.DATA_FILE
-    write_json_atomic(args.output, data)
-    for name, batches in data["models"].items():
-        for batch, entry in batches.items():
-            print("%s batch %s: %d layers, %d unique" % (name, batch, entry["total"],
-                                                        entry["unique"]))
-    print("wrote %s (mxnet %s)" % (args.output, data["mxnet"]))
-    return 0
+from mxbench.core.lazy import models as M  # benchmarks/_models.py, at first use (the site's too)
+from mxbench.core.results import measured, point_name
 
 
 # --- the report ------------------------------------------------------------------------------
@@ -190,14 +160,6 @@ def selection(data, models):
     return r"^bench_models\.(%s)\." % "|".join(sorted(names))
 
 
-def cmd_report(args):
-    project = args.project
-    print_report(project, asvtools.reading_machine(project.store, args.machine),
-                 M.load_data(args.data or M.DATA_FILE),
-                 args.release, args.flavor, args.base, args.top)
-    return 0
-
-
 # --- which releases the site's page reports (mxbench/site/pages.py) ----------------------
 def recorded_releases(project, machine, flavor):
     """Releases, oldest first, whose result file for the flavor holds model benchmarks."""
@@ -208,28 +170,3 @@ def recorded_releases(project, machine, flavor):
         if model_times(project.store, machine, commit, env_name):
             found.append(release)
     return sorted(found, key=Version)
-
-
-def setup_arguments(subparsers):
-    parser, sub = command_group(
-        subparsers, "models", "the model-derived benchmarks: extract the layers, report, select",
-        __doc__)
-    extract = sub.add_parser("extract", help="write the models' unique layers (installed MXNet)")
-    extract.add_argument("-o", "--output", help="default: benchmarks/model_layers.json")
-    extract.set_defaults(func=cmd_extract, needs_project=False)
-    report = sub.add_parser("report", help="predicted vs measured; attribution between releases")
-    report.add_argument("--release", default="1.9.1")
-    report.add_argument("--base", help="a second release: which layers explain the change")
-    flavor_argument(report)
-    report.add_argument("--data", help="default: benchmarks/model_layers.json")
-    report.add_argument("--top", type=positive_int, default=5)
-    report.set_defaults(func=cmd_report)
-    select = sub.add_parser("select", help="the asv -b regex of some models and their layers")
-    select.add_argument("models", nargs="+")
-    select.set_defaults(func=cmd_select, needs_project=False)
-    return parser
-
-
-def cmd_select(args):
-    print(selection(M.load_data(), args.models))
-    return 0

@@ -33,9 +33,8 @@ from collections import defaultdict
 import numpy as np
 
 from mxbench.asvrun import conditions
-from mxbench.core import project as project_model
+from mxbench.core.project import ROOT
 from mxbench.core.change_rule import compare
-from mxbench.core.arguments import factor_argument, flavor_argument, margin_factor
 from mxbench.core.errors import UserError
 from mxbench.core.results import Store, measured
 
@@ -45,40 +44,12 @@ MIN_RECORDINGS = 3
 MIN_DAYS = 3
 MARGIN = 1.0  # a table without one: the threshold is the point's noise itself
 UNKNOWN_QUANTILE = 90
-NOISE_DIR = os.path.join(project_model.ROOT, "reports", "noise")
+NOISE_DIR = os.path.join(ROOT, "reports", "noise")
 
 
 def table_path(machine):
     """Where the committed noise table of `machine` lives."""
     return os.path.join(NOISE_DIR, machine + ".json")
-
-
-def setup_arguments(subparsers):
-    parser = subparsers.add_parser(
-        "noise", help="each point's noise from A/A recordings of one release (max/min)",
-        description=__doc__.split("\n\n")[0])
-    parser.add_argument("recordings", nargs="+", metavar="RESULTS_DIR/MACHINE",
-                        help="machine directories holding distinct recordings of the same "
-                             "release and settings (at least %d, on at least %d different "
-                             "days); the first names the machine whose reports the table "
-                             "serves (or --machine before the command)"
-                             % (MIN_RECORDINGS, MIN_DAYS))
-    parser.add_argument("--release", required=True)
-    flavor_argument(parser)
-    parser.add_argument("-o", "--output",
-                        help="JSON file (default: stdout); the reports of a machine's history "
-                             "apply reports/noise/MACHINE.json")
-    factor_argument(parser, help="asv's change factor, with --held-out")
-    parser.add_argument("--margin", type=margin_factor, default=MARGIN,
-                        help="a point's threshold is its noise times this (default 1), kept "
-                             "in the table; with --held-out, applied to the tables of the "
-                             "others")
-    parser.add_argument("--held-out", action="store_true",
-                        help="for every pair of recordings of different days: how many of its "
-                             "timings pass the noise of a table built without it (needs %d "
-                             "recordings); prints, writes no table" % (MIN_RECORDINGS + 2))
-    parser.set_defaults(func=noise_command)
-    return parser
 
 
 def recording_days(points):
@@ -113,7 +84,7 @@ def read_recordings(machine_dirs, commit, env_name, release):
                 raise UserError("%s and %s are one recording: a point's noise needs distinct "
                                 "recordings" % (seen[key], given))
             seen[key] = given
-        read.append(({"machine_dir": os.path.relpath(path, project_model.ROOT),
+        read.append(({"machine_dir": os.path.relpath(path, ROOT),
                       "day": recording_days(points), "timings": len(points)}, points))
     require_one_cpu_kind(kinds)
     return read
@@ -266,30 +237,13 @@ def held_out_text(rows, margin=MARGIN):
     return "\n".join(lines)
 
 
-def noise_command(args):
-    project = args.project
-    if args.held_out:
-        if args.output:
-            raise UserError("--held-out prints its pairs and writes no table; drop -o")
-        print(held_out_text(held_out(project, args.recordings, args.release, args.flavor,
-                                     args.factor, args.margin), args.margin))
-        return 0
-    command = "python -m mxbench noise " + " ".join(sys.argv[sys.argv.index("noise") + 1:]) \
-        if "noise" in sys.argv else None
-    data = build(project, args.recordings, args.release, args.flavor, command, args.machine,
-                 args.margin)
-    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
-    if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(text)
-        print("wrote %s: machine %s, %d points with their noise from %d recordings on %d "
-              "day(s); median %.2fx, unknown points %.2fx%s" % (
-                  args.output, data["machine"], len(data["points"]), len(data["recordings"]),
-                  len(data["days"]), data["median_noise"], data["unknown_noise"],
-                  "; thresholds: noise x %g" % args.margin if args.margin != MARGIN else ""))
-    else:
-        sys.stdout.write(text)
-    return 0
+def written_text(data, path, margin=MARGIN):
+    """The line the noise command says of a table it wrote."""
+    return ("wrote %s: machine %s, %d points with their noise from %d recordings on %d "
+            "day(s); median %.2fx, unknown points %.2fx%s" % (
+                path, data["machine"], len(data["points"]), len(data["recordings"]),
+                len(data["days"]), data["median_noise"], data["unknown_noise"],
+                "; thresholds: noise x %g" % margin if margin != MARGIN else ""))
 
 
 def is_ratio(value):
@@ -368,7 +322,7 @@ class Noise(object):
 
     def where(self):
         """The table's file, relative to the checkout (where it was looked for, when absent)."""
-        return os.path.relpath(self.path, project_model.ROOT) if self.path else "no table"
+        return os.path.relpath(self.path, ROOT) if self.path else "no table"
 
     def missing_text(self, machine):
         """What a command says when `machine` has no table (this one was looked for)."""

@@ -15,10 +15,10 @@
 """
 import os
 
-from mxbench.core import project as project_model
+from mxbench.core.project import ROOT
 from mxbench.core.errors import UserError
 
-SITE_DIR = os.path.join(project_model.ROOT, "site")
+SITE_DIR = os.path.join(ROOT, "site")
 
 
 class PublishError(UserError):

@@ -15,13 +15,13 @@ import datetime
 import json
 import os
 
-from mxbench.core import project as project_model
+from mxbench.core.project import CPU_KINDS, ROOT
 
 ABOUT_SCRIPT = "about.js"
 # The repository's record folders, and what a machine found in each is on the site; the first
 # that holds the machine decides.
 RECORDS = (("results", "history"),
-           (project_model.CPU_KINDS, "another CPU kind's own record"),
+           (CPU_KINDS, "another CPU kind's own record"),
            ("results-archive", "archived"),
            ("results-baselines", "neutral baselines"))
 CONDITIONS_LOG = "conditions.jsonl"
@@ -112,7 +112,7 @@ def flavor_entry(matrix, name):
             "built": len(built), "stops": stops}
 
 
-def about_data(html_dir, root=project_model.ROOT, built=None):
+def about_data(html_dir, root=ROOT, built=None):
     """The content of about.js for the published site in html_dir."""
     from env_matrix import matrix as matrix_model
     with open(os.path.join(html_dir, "index.json"), encoding="utf-8") as fh:

@@ -19,7 +19,7 @@ import json
 import os
 import re
 
-from mxbench.core import project as project_model
+from mxbench.core.project import load as load_project
 from mxbench.core.results import write_json_atomic
 
 CHANGES_FILE = "changes.json"
@@ -230,7 +230,7 @@ def write_changes(config, html_dir, log=print):
     """<html_dir>/changes.json, after verdict_data.write_verdicts (it reads confirmations.json).
     Returns its path."""
     from mxbench.site.verdict_data import VERDICTS_FILE
-    project = project_model.load(config)
+    project = load_project(config)
     with open(os.path.join(html_dir, VERDICTS_FILE), encoding="utf-8") as fh:
         verdicts = json.load(fh)
     noise = load_noise(os.path.dirname(os.path.abspath(config)))

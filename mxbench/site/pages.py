@@ -22,7 +22,7 @@ import shutil
 
 from env_matrix.matrix import MatrixError
 
-from mxbench.core import project as project_model
+from mxbench.core.project import ROOT, load as load_project
 from mxbench.core.formatting import ratio_text, seconds_text
 from mxbench.site import change_data, page_tidy
 from mxbench.site.page_tidy import graph_link
@@ -197,7 +197,7 @@ def write_models_page(config, html_dir, log=print):
     """<html_dir>/models.html: the report for the newest release recorded with the model
     benchmarks, per CPU flavor, against the one recorded before it. Returns its path."""
     from mxbench.reports import models
-    project = project_model.load(config)
+    project = load_project(config)
     data = models.M.load_data()
     sections = []
     for machine in project.store.machines():
@@ -271,9 +271,10 @@ def write_changes_page(config, html_dir, log=print):
 def write_coverage_page(html_dir, log=print):
     """<html_dir>/coverage.html: which registered MXNet operators the catalogue benchmarks,
     by the MXNet of this (the tool) environment. Returns its path."""
+    from mxbench.inside.registry import Registry
     from mxbench.reports import coverage
     try:
-        text = render_markdown(coverage.format_markdown(coverage.coverage(), "all"))
+        text = render_markdown(coverage.format_markdown(coverage.coverage(Registry()), "all"))
     except ImportError as exc:  # a tool environment without MXNet: the page says so
         text = "<p>Not available: mxnet does not import here (%s).</p>" % html.escape(str(exc))
     # each catalogue entry named in the detail column links to its graph
@@ -352,8 +353,8 @@ def write_cliffs_page(config, html_dir, log=print, search_dir=None, cliffs_file=
     releases where each holds) from the search logs, cliffs.json and the recorded points."""
     from benchmarks.catalogue.cliffs import CLIFFS_FILE, read_cliffs
     from mxbench.reports import cliffs
-    project = project_model.load(config)
-    logs = cliffs.read_logs(search_dir or os.path.join(project_model.ROOT, cliffs.SEARCH_DIR))
+    project = load_project(config)
+    logs = cliffs.read_logs(search_dir or os.path.join(ROOT, cliffs.SEARCH_DIR))
     found = read_cliffs(cliffs_file or CLIFFS_FILE)
     text = cliffs.report(logs, found, *cliffs.recorded_points(project))
     body = render_markdown("\n".join(text.splitlines()[1:]))  # the page's h1 is its title

@@ -18,19 +18,19 @@ import signal
 import subprocess
 import sys
 
-from mxbench.asvrun import runner as asvtools
-from mxbench.core import project as project_model
+from mxbench.asvrun import runner
+from mxbench.core.project import CPU_KINDS, DEFAULT_CONFIG, ROOT, load as load_project, read_config
 from mxbench.core.results import ResultsProblem
 from mxbench.site import (PublishError, change_data, overlay, pages, shown_text, swap, vendor,
                           verdict_data)
 
-BASELINES_CONFIG = os.path.join(asvtools.ROOT, "asv.baselines.conf.json")
+BASELINES_CONFIG = os.path.join(ROOT, "asv.baselines.conf.json")
 BENCHMARKS_FILE = "benchmarks.json"
 
 
 def html_dir_of(config):
     """html_dir of `config`, relative to the config file's directory (where asv is run)."""
-    conf = asvtools.read_config(config)
+    conf = read_config(config)
     return os.path.join(os.path.dirname(os.path.abspath(config)), conf.get("html_dir", "html"))
 
 
@@ -48,11 +48,11 @@ def require_valid_results(store):
 def baselines_store(config):
     """The neutral baselines' results (docs/baselines.md) when `config` is the default one and
     they are recorded; else None."""
-    if os.path.abspath(config) != os.path.abspath(asvtools.DEFAULT_CONFIG):
+    if os.path.abspath(config) != os.path.abspath(DEFAULT_CONFIG):
         return None
     if not os.path.exists(BASELINES_CONFIG):
         return None
-    store = project_model.load(BASELINES_CONFIG).store
+    store = load_project(BASELINES_CONFIG).store
     return store if store.files() else None
 
 
@@ -60,12 +60,12 @@ def cpu_kinds_store(config):
     """The other CPU kinds' own records (results-cpu-kinds/ beside results/, a machine each)
     when `config` is the default one and they hold any; else None. Their graphs are their
     machine's on the one site."""
-    if os.path.abspath(config) != os.path.abspath(asvtools.DEFAULT_CONFIG):
+    if os.path.abspath(config) != os.path.abspath(DEFAULT_CONFIG):
         return None
-    folder = os.path.join(asvtools.ROOT, project_model.CPU_KINDS)
+    folder = os.path.join(ROOT, CPU_KINDS)
     if not os.path.isdir(folder):
         return None
-    store = project_model.load(config, folder).store
+    store = load_project(config, folder).store
     return store if store.files() else None
 
 
@@ -128,9 +128,9 @@ def run_asv_publish(config, staging, results_dir, workdir, asv_extra=(), log=pri
     stopped whatever ends this function (an error, Ctrl-C, SIGTERM).
     """
     from mxbench.asvrun import guard
-    copy = asvtools.config_copy(config, os.path.join(workdir, os.path.basename(config)),
+    copy = runner.config_copy(config, os.path.join(workdir, os.path.basename(config)),
                                 html_dir=staging, results_dir=results_dir)
-    cmd = [asvtools.asv_executable(), "--config", copy, "publish"] + list(asv_extra)
+    cmd = [runner.asv_executable(), "--config", copy, "publish"] + list(asv_extra)
     log("$ %s   # %s with html_dir=%s" % (" ".join(cmd), config, staging))
     sys.stdout.flush()
     tail = collections.deque(maxlen=40)
@@ -151,7 +151,7 @@ def run_asv_publish(config, staging, results_dir, workdir, asv_extra=(), log=pri
         if code == -signal.SIGINT:
             raise KeyboardInterrupt
         if code == -signal.SIGTERM:
-            raise asvtools.Interrupted(signal.SIGTERM)
+            raise runner.Interrupted(signal.SIGTERM)
         if code != 0:
             last = next((t.strip() for t in reversed(tail) if t.strip()), "no output")
             raise PublishError("asv publish failed (exit %d): %s" % (code, last))
@@ -176,7 +176,7 @@ def make_offline(html_dir, log=print):
 def build(config, staging, asv_extra=(), store=None, log=print):
     """The complete site in `staging`: asv publish (results and the baselines merged), the
     pages, the offline steps."""
-    project = project_model.load(config)
+    project = load_project(config)
     store = store or project.store
     if not os.path.isdir(project.ladder_dir):
         project.ensure_ladder()  # as `mxbench setup` does: asv publish reads the ladder
@@ -211,7 +211,7 @@ def publish(config, html_dir, asv_extra=(), vendor_only=False, log=print, state=
             store=None):
     """asv publish (or, with vendor_only, a copy of the site in html_dir) into a staging
     folder, made to work offline there, swapped in. Raises PublishError, OSError,
-    KeyboardInterrupt, asvtools.Interrupted; in every such case before the swap html_dir is
+    KeyboardInterrupt, runner.Interrupted; in every such case before the swap html_dir is
     untouched and the staging folder removed."""
     state = {} if state is None else state
     html_dir = os.path.normpath(os.path.abspath(html_dir))

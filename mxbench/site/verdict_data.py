@@ -10,7 +10,7 @@ the history's ratio. The verdicts are mxbench.reports.confirmations.held_verdict
 """
 import os
 
-from mxbench.core import project as project_model
+from mxbench.core.project import load as load_project
 from mxbench.core.results import write_json_atomic
 from mxbench.reports import confirmations
 
@@ -46,7 +46,7 @@ def verdicts_data(project, factor=confirmations.FACTOR):
 def write_verdicts(config, html_dir, log=print):
     """<html_dir>/confirmations.json from the confirmation runs beside the config's results.
     Returns its path."""
-    data = verdicts_data(project_model.load(config))
+    data = verdicts_data(load_project(config))
     path = os.path.join(html_dir, VERDICTS_FILE)
     write_json_atomic(path, data)
     log("confirmations: %s (%d verdicts of %d confirmation runs)"
