@@ -4,6 +4,7 @@ recorded before that rule; mxbench.core.results.without_gpu_skips)."""
 import os
 
 from mxbench.asvrun import runner
+from mxbench.core import errors
 from mxbench.core import results
 
 
@@ -27,4 +28,4 @@ def cmd_drop_gpu_skips(args):
           "(every one skipped); measured and failed points unchanged"
           % (store.results_dir, len(rewritten), total,
              sum(d for _, d in rewritten)))
-    return 0
+    return errors.OK
