@@ -263,6 +263,18 @@ def pytest_xdist_make_scheduler(config, log):
     class UnitScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid):
             return unit_of(nodeid)
+
+        def _reschedule(self, node):
+            """The next unit once the worker holds one test besides the one it runs (a
+            worker runs a test once it knows the next). xdist's own waits for two: a unit of
+            one long test (twenty interrupts, a confirmation run) then took the next two units
+            with it, away from the other worker."""
+            if node.shutting_down:
+                return
+            if not self.workqueue:
+                node.shutdown()
+            elif self._pending_of(self.assigned_work[node]) <= 1:
+                self._assign_work_unit(node)
     return UnitScheduling(config, log)
 
 

@@ -2,7 +2,7 @@
 real tests: a renamed test would otherwise drop silently into its module's part "rest"."""
 import ast
 
-from tests.conftest import LONGEST_FIRST, PARTS, ROOT
+from tests.conftest import LONGEST_FIRST, PARTS, ROOT, unit_of
 
 # Never cut: its tests share the README lanes and the checkout's .asv/env.
 WHOLE = ["test_readme_commands.py", "test_ci_workflow.py"]
@@ -33,3 +33,15 @@ def test_the_order_names_existing_units_once():
         assert (module in PARTS) == bool(part), unit  # a cut module is listed by its parts
         assert not part or unit in parts, unit
     assert len(LONGEST_FIRST) == len(set(LONGEST_FIRST))
+
+
+def test_a_test_id_names_its_unit():
+    assert unit_of("tests/test_readme_commands.py::test_readme_command[L28:make bench]") == \
+        "test_readme_commands.py"
+    assert unit_of("tests/test_integrity.py::"
+                   "test_twenty_interrupts_lose_nothing_and_a_resume_completes") == \
+        "test_integrity.py:interrupts"
+    assert unit_of("tests/test_integrity.py::test_a_bad_file_is_named_and_nothing_answers_"
+                   "without_it[truncated]") == "test_integrity.py:rest"
+    assert unit_of("tests/test_reliability.py::test_results_that_cannot_be_written_during_a_"
+                   "merge[disk full]") == "test_reliability.py:runs"
