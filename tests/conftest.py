@@ -208,16 +208,16 @@ PARTS = {
 # so that the last unit to start is a short one.
 LONGEST_FIRST = [  # seconds on a loaded machine: 2026-12-02's run, ~ from 2026-11-28's modules
     "test_readme_commands.py",  # 1648
-    "test_ci_workflow.py",  # ~876
-    "test_e2e.py:rest",  # 610, asv_e2e's first run included
     "test_e2e.py:check",  # 889
+    "test_ci_workflow.py",  # 800
+    "test_e2e.py:rest",  # 610, asv_e2e's first run included
     "test_integrity.py:interrupts",  # ~450
     "test_confirm.py:run",  # ~320
     "test_site.py:e2e",  # ~250
     "test_reliability.py:rest",  # ~250
     "test_changes.py",  # ~237
-    "test_reliability.py:runs",  # ~200
     "test_smoke.py",  # ~207
+    "test_reliability.py:runs",  # ~200
     "test_conditions.py",  # ~180
     "test_integrity.py:rest",  # ~160
     "test_e2e.py:variant",  # 150
@@ -265,10 +265,10 @@ def pytest_xdist_make_scheduler(config, log):
             return unit_of(nodeid)
 
         def _reschedule(self, node):
-            """The next unit once the worker holds one test besides the one it runs (a
-            worker runs a test once it knows the next). xdist's own waits for two: a unit of
-            one long test (twenty interrupts, a confirmation run) then took the next two units
-            with it, away from the other worker."""
+            """The next unit once the worker holds one test not yet run (it runs a test once
+            it knows the next one). xdist's own tops it up at two: a unit of one long test
+            (twenty interrupts, a confirmation run) then took the next two units with it,
+            away from the other worker."""
             if node.shutting_down:
                 return
             if not self.workqueue:
