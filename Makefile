@@ -18,10 +18,11 @@ bench: setup
 	$(PY) -m mxbench run $(SELECT) $(RUN_ARGS)
 
 ## README command 2: the test suite (real asv, real wheels, a few minutes), on TEST_WORKERS
-## cores (pytest-xdist; each test module runs whole on one worker: tests/conftest.py).
+## cores (pytest-xdist; a test module runs whole on one worker, or in the parts that
+## tests/conftest.py names).
 TEST_WORKERS ?= 2
 test: $(VENV)/.installed
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=30 tests
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=30 tests
 
 setup: $(VENV)/.installed
 	$(PY) -m mxbench setup

@@ -166,38 +166,116 @@ def recorded_project(asv_e2e, tmp_path):
 
 
 # --- the session: two cores, and the user's home left alone --------------------------------------
-# make test runs the suite with pytest-xdist: `-n 2 --dist loadfile --no-loadscope-reorder`.
-# Each module runs whole on one worker, so what a module shares stays in one process: its
-# module-scoped fixtures, the README lanes (test_readme_commands) and the checkout's .asv/env
-# they use, the CI rehearsal's workspace. Each worker has its own temporary folders, HOME
-# (above) and asv_e2e (a minute on a quiet machine). The modules are handed out in this order,
-# the longest first (their seconds in a run of the whole suite: the README lanes are one
-# module's), then the rest in collection order, so the last module to start is a short one.
-LONGEST_FIRST = [  # a run on 2026-11-28, seconds of the module's tests (a loaded machine)
-    "test_readme_commands.py",  # 1341
-    "test_e2e.py",  # 1225
-    "test_ci_workflow.py",  # 876
-    "test_reliability.py",  # 653
-    "test_integrity.py",  # 612
-    "test_site.py",  # 469
-    "test_confirm.py",  # 404
-    "test_changes.py",  # 237
-    "test_smoke.py",  # 207
-    "test_conditions.py",  # 180
-    "test_instructions.py",  # 143
-    "test_publish.py",  # 131
-    "test_counts.py",  # 126
-    "test_ci_matrix.py",  # 95
-    "test_search.py",  # 87
-    "test_known_bugs.py",  # 77
+# make test runs the suite with pytest-xdist: `-n 2 --dist loadgroup --no-loadscope-reorder`.
+# The workers take the tests in units (the groups of loadgroup, named here: this pytest drops
+# xdist_group marks from the test ids, so the scheduler below reads the units from the ids). A
+# unit is a module whole, unless PARTS cuts it. So what a module shares stays in one process:
+# its module-scoped fixtures, the README lanes (test_readme_commands, never cut) and the
+# checkout's .asv/env they use, the CI rehearsal's workspace. Each worker has its own temporary
+# folders, HOME (above) and asv_e2e (a minute on a quiet machine), so a part that uses asv_e2e
+# runs on either worker. A part is named with the tests it takes (function names); the
+# module's other tests are its part "rest". Tests that share an expensive module-scoped
+# fixture stay in one part, or each worker would make it.
+PARTS = {
+    "test_e2e.py": {
+        "check": ["test_check_fails_on_a_real_regression_and_passes_the_other_way",
+                  "test_check_refuses_what_it_cannot_measure"],
+        "variant": ["test_a_variant_runs_as_its_own_environment_and_compares",
+                    "test_the_suite_imports_and_runs_on_the_oldest_release"],
+    },
+    "test_integrity.py": {
+        "interrupts": ["test_twenty_interrupts_lose_nothing_and_a_resume_completes"]},
+    "test_confirm.py": {
+        "run": ["test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it"]},
+    "test_reliability.py": {  # the runs on asv_e2e's copies; the rest reads copies of results/
+        "runs": ["test_two_runs_at_once_never_lose_the_first_runs_measurement",
+                 "test_compare_reads_the_results_it_is_given",
+                 "test_a_bench_anchored_on_the_bare_name_selects_its_points",
+                 "test_results_that_cannot_be_written_during_a_merge"]},
+    "test_site.py": {  # by the site each opens: the e2e run's (fixture site), the history's
+        "e2e": ["test_published_html_loads_nothing_from_cdns",
+                "test_index_json_has_the_release_tags", "test_index_lists_the_benchmarks",
+                "test_graph_has_points_for_each_release_and_tag_labels",
+                "test_regressions_page_lists_the_import_memory_regression",
+                "test_site_opens_from_disk",
+                "test_a_series_has_one_colour_over_http_and_from_disk"],
+        "history": ["test_front_page_opens_on_a_section_with_graphs",
+                    "test_default_graph_view_reads_at_a_glance",
+                    "test_graph_cache_answers_a_hit_while_other_files_load"]},
+}
+# The units are handed out in this order, the longest first (a unit's seconds: its tests' in a
+# run of the whole suite; the README lanes are one unit's), then the rest in collection order,
+# so that the last unit to start is a short one.
+LONGEST_FIRST = [  # seconds on a loaded machine: 2026-12-02's run, ~ 2026-11-28's (modules)
+    "test_readme_commands.py",  # 1648
+    "test_e2e.py:check",  # 889
+    "test_ci_workflow.py",  # 800
+    "test_e2e.py:rest",  # 608, with asv_e2e's first run (358)
+    "test_integrity.py:interrupts",  # 386
+    "test_site.py:history",  # 350
+    "test_confirm.py:run",  # 246
+    "test_integrity.py:rest",  # 204
+    "test_conditions.py",  # ~180
+    "test_e2e.py:variant",  # 150
+    "test_instructions.py",  # ~143
+    "test_reliability.py:rest",  # 137
+    "test_publish.py",  # ~131
+    "test_counts.py",  # ~126
+    "test_site.py:e2e",  # 117
+    "test_smoke.py",  # 114
+    "test_reliability.py:runs",  # ~100
+    "test_ci_matrix.py",  # ~95
+    "test_search.py",  # ~87
+    "test_changes.py",  # 80
+    "test_known_bugs.py",  # ~77
+    "test_site.py:rest",  # 36
+    "test_confirm.py:rest",  # 26
 ]
+
+
+def unit_of(nodeid):
+    """The unit of a test id (tests/test_x.py::test_y[params]): its module, or the module's
+    part that names it."""
+    path, _, name = nodeid.partition("::")
+    module = path.split("/")[-1]
+    parts = PARTS.get(module)
+    if parts is None:
+        return module
+    name = name.split("::")[0].split("[")[0]
+    return "%s:%s" % (module, next((part for part, tests in parts.items() if name in tests),
+                                   "rest"))
 
 
 def pytest_collection_modifyitems(session, config, items):
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return  # one process: collection order
     order = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: order.get(Path(str(item.fspath)).name, len(order)))
+    items.sort(key=lambda item: order.get(unit_of(item.nodeid), len(order)))
+
+
+@pytest.hookimpl(optionalhook=True)  # the baselines' and MXNet 2.0's venvs have no xdist
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadgroup: xdist's scheduler of groups, with the units above as the groups."""
+    if config.getvalue("dist") != "loadgroup":
+        return None  # xdist's own
+    from xdist.scheduler import LoadScopeScheduling
+
+    class UnitScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return unit_of(nodeid)
+
+        def _reschedule(self, node):
+            """The next unit once the worker holds one test not yet run (it runs a test once
+            it knows the next one). xdist's own tops it up at two: a unit of one long test
+            (twenty interrupts, a confirmation run) then took the next two units with it,
+            away from the other worker."""
+            if node.shutting_down:
+                return
+            if not self.workqueue:
+                node.shutdown()
+            elif self._pending_of(self.assigned_work[node]) <= 1:
+                self._assign_work_unit(node)
+    return UnitScheduling(config, log)
 
 
 def pytest_sessionstart(session):

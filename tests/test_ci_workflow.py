@@ -25,6 +25,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -253,9 +254,26 @@ def origin_file(rehearsal, path):
 
 
 # --- the tests --------------------------------------------------------------------------------
-def test_plan_fails_loudly_and_lists_the_jobs(tmp_path):
-    rehearsal = Rehearsal(tmp_path)
-    rehearsal.make_origin()
+@pytest.fixture(scope="module")
+def snapshot(tmp_path_factory):
+    """The repository as GitHub has it, made once (21,000 files copied and committed: minutes
+    on a busy machine): each test's origin is a clone of it."""
+    rehearsal = Rehearsal(tmp_path_factory.mktemp("snapshot"))
+    src = rehearsal.make_origin()
+    return SimpleNamespace(src=src, origin=rehearsal.origin, sha=rehearsal.sha)
+
+
+def rehearsal_of(snapshot, base):
+    """A rehearsal whose origin (which its merge pushes to) is a clone of the snapshot's."""
+    rehearsal = Rehearsal(base)
+    subprocess.run(["git", "clone", "-q", "--bare", str(snapshot.origin), str(rehearsal.origin)],
+                   check=True)
+    rehearsal.sha = snapshot.sha
+    return rehearsal
+
+
+def test_plan_fails_loudly_and_lists_the_jobs(snapshot, tmp_path):
+    rehearsal = rehearsal_of(snapshot, tmp_path)
     ws = tmp_path / "plan"
     outputs = rehearsal.run_job("plan", rehearsal.inputs({"releases": RELEASE}), ws)
     cpu = json.loads(outputs["cpu"])["include"]
@@ -265,9 +283,9 @@ def test_plan_fails_loudly_and_lists_the_jobs(tmp_path):
         rehearsal.run_job("plan", rehearsal.inputs({"releases": "9.9.9"}), ws, steps={3})
 
 
-def test_a_cpu_job_and_the_merge_keep_the_history_and_add_the_new_machine(tmp_path):
-    rehearsal = Rehearsal(tmp_path)
-    src = rehearsal.make_origin()
+def test_a_cpu_job_and_the_merge_keep_the_history_and_add_the_new_machine(snapshot, tmp_path):
+    rehearsal = rehearsal_of(snapshot, tmp_path)
+    src = snapshot.src
     history = re.search(r"\(machine `([^`]+)`", (src / "reports" / "CHANGES.md").read_text())
     history = history.group(1)
     old_report = (src / "reports" / "CHANGES.md").read_text()

@@ -85,8 +85,9 @@ def test_a_bad_known_crash_file_is_named_in_one_line(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    return AsvProject(tmp_path_factory.mktemp("crashes"))
+def project(asv_e2e, tmp_path_factory):
+    """A project of its own on asv_e2e's environments (none made again)."""
+    return AsvProject(tmp_path_factory.mktemp("crashes"), env_dir=asv_e2e.env_dir)
 
 
 RELEASE = "1.9.1"

@@ -16,8 +16,9 @@ CRASH = "bench_operators.npx_image_random_color_jitter.time_forward('medium', 'f
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    return AsvProject(tmp_path_factory.mktemp("known-bugs"))
+def project(asv_e2e, tmp_path_factory):
+    """A project of its own on asv_e2e's environments (none made again)."""
+    return AsvProject(tmp_path_factory.mktemp("known-bugs"), env_dir=asv_e2e.env_dir)
 
 
 def run(project):
