@@ -2,12 +2,14 @@
    `python -m mxbench publish`, loaded after jQuery and asv's own scripts, before the page is
    ready). asv's files are not changed; this file
 
-   1. answers asv's JSON requests from <script> files when the page is opened from disk
-      (file://, where the browser refuses XMLHttpRequest): `python -m mxbench publish` writes
-      every JSON file asv's pages fetch (info.json, index.json, regressions.json, graphs/**)
-      again as mxbench/file-data/*.js, which call mxbenchFileData({path: data, ...});
+   1. answers asv's JSON requests from <script> files, over HTTP and from disk (file://,
+      where the browser refuses XMLHttpRequest): `python -m mxbench publish` writes every
+      JSON file asv's pages fetch (info.json, index.json, graphs/**, changes.json) as
+      mxbench/file-data/*.js, which call mxbenchFileData({path: data, ...}), and keeps no
+      JSON copy (mxbench/site/file_data.py); a page loads the scripts of what it shows, the
+      benchmark's code and default view with its graphs (shown in a "code" panel);
    2. gives a benchmark page opened without a selection (#<benchmark>, no "?") the default view
-      of mxbench/defaults.js (window.MXBENCH_DEFAULTS[benchmark]: the machine with the most
+      of its graph script (window.MXBENCH_DEFAULTS[benchmark]: the machine with the most
       results, only the parameter values that have data, at most a handful of series, asv's
       log scale where the values span a decade), written into the address the way asv's own
       buttons write it, so every other selection stays one click away; a graph page whose
@@ -35,6 +37,14 @@
    10. the change page (#change?point=&machine=&flavor=&python=&base=&head=, any of them):
       the releases, where, the history's ratio, the confirmation's ratio and interval with
       its verdict, instruction counts, the point's noise, both graphs, the commands.
+   11. the about block (mxbench/about.js: the machines, flavors, the build) on the grid's page
+      and at #about; the benchmark list opens on the history's machine.
+   12. graphs: the Python 3.7 points (1.2.x) on their flavor's line, marked apart; the point's
+      noise band (mxbench/noise.js); a ring and the ratio on each confirmed change; a margin
+      around the y range.
+   13. the grid (asv's summarygrid), built a section at a time, each box drawn when it comes
+      into view (asv built all 3,500 boxes before drawing any); data-mxbench-grid="built"
+      once complete.
 */
 (function () {
     'use strict';
@@ -43,31 +53,40 @@
     var FILE_DATA = 'mxbench/file-data/';
     var LABEL_GAP = 4;  /* px between two release labels */
 
-    /* --- 1. file:// ------------------------------------------------------------------------ */
-    var store = {};    /* path relative to the site (decoded) -> parsed JSON */
+    /* --- 1. the site's data, from scripts (HTTP and file://) --------------------------------- */
+    var store = {};    /* path relative to the site (decoded) -> its data as its script holds it */
     var bundles = {};  /* bundle name -> $.Deferred, resolved once its script has run */
+    var BENCHMARK_ENTRY = 'benchmark/';  /* + name: {code, view}, in the benchmark's graph script */
+    var index_json = null;  /* index.json, unpacked once */
+    var positions = {};     /* benchmark -> its position in index.json (the summary scripts) */
+    var summary_chunk = 40; /* benchmarks per summary script (index.json says) */
+    window.MXBENCH_DEFAULTS = window.MXBENCH_DEFAULTS || {};
 
     window.mxbenchFileData = function (files) {
         for (var path in files) {
             if (Object.prototype.hasOwnProperty.call(files, path)) {
                 store[path] = files[path];
+                if (path.indexOf(BENCHMARK_ENTRY) === 0) {
+                    take_benchmark_entry(path.slice(BENCHMARK_ENTRY.length), files[path]);
+                }
             }
         }
     };
 
-    /* Which file-data bundle holds a path; must match mxbench/site/overlay.py:file_data_bundle. */
+    /* Which file-data script holds a path; must match mxbench/site/file_data.py:bundle_of. */
     function bundle_of(path) {
-        if (path === 'info.json' || path === 'index.json') {
-            return 'index';
+        var named = {'info.json': 'index', 'index.json': 'index', 'changes.json': 'changes',
+                     'confirmations.json': 'confirmations'};
+        if (Object.prototype.hasOwnProperty.call(named, path)) {
+            return named[path];
         }
-        if (path === 'regressions.json') {
-            return 'regressions';
+        if (path.indexOf(BENCHMARK_ENTRY) === 0) {
+            return 'graphs/' + path.slice(BENCHMARK_ENTRY.length);
         }
-        if (path === 'changes.json' || path === 'confirmations.json') {
-            return 'changes';  /* the regressions page's and the change page's data */
-        }
-        if (/^graphs\/summary\/[^\/]+\.json$/.test(path)) {
-            return 'summaries';
+        var summary = /^graphs\/summary\/([^\/]+)\.json$/.exec(path);
+        if (summary) {
+            var n = positions[summary[1]];
+            return n === undefined ? null : 'summaries/' + Math.floor(n / summary_chunk);
         }
         if (/^graphs\/.+\/summary\.json$/.test(path)) {
             return path.slice(0, -'.json'.length);  /* the list view's table: one each */
@@ -88,7 +107,155 @@
         return bundles[name].promise();
     }
 
-    if (window.location.protocol === 'file:' && $ && $.ajax) {
+    /* A file as asv (or mxbench/site/change_data.py) wrote it, from its packed form in its
+       script; the same as file_data.py:unpack. */
+    function unpack(path, data) {
+        if (path === 'index.json' && data && data.mxbench_benchmarks) {
+            index_json = index_json || unpack_index(data);
+            return index_json;
+        }
+        if (path === 'changes.json' && data && data.tables) {
+            return $.extend({}, data, {tables: undefined,
+                                       changes: unpack_columns(data.fields, data.changes,
+                                                               data.tables)});
+        }
+        if (data && data.mxbench_fields) {  /* the list view's table */
+            return $.map(unpack_columns(data.mxbench_fields, data.rows, data.tables),
+                         function (row) {
+                             var object = {};
+                             $.each(data.mxbench_fields, function (i, f) { object[f] = row[i]; });
+                             if (object.pretty_name === null) {
+                                 object.pretty_name = row_pretty_name(object.name, object.idx);
+                             }
+                             return object;
+                         });
+        }
+        return data;
+    }
+
+    /* asv's pretty_name of a list row: the name with the values of parameter combination
+       idx, the last parameter varying fastest (file_data.py:row_pretty_name). */
+    function row_pretty_name(name, idx) {
+        var bench = index_json.benchmarks[name], combo = [];
+        var pretty = bench.pretty_name || name;
+        if (idx === null || idx === undefined) {
+            return pretty;
+        }
+        for (var axis = bench.params.length - 1; axis >= 0; axis--) {
+            combo.unshift(bench.params[axis][idx % bench.params[axis].length]);
+            idx = Math.floor(idx / bench.params[axis].length);
+        }
+        return pretty + '(' + combo.join(', ') + ')';
+    }
+
+    /* Rows whose columns named in `tables` hold indices into them (file_data.py:pack_columns). */
+    function unpack_columns(fields, rows, tables) {
+        var columns = $.map(tables || {}, function (table, field) {
+            return [[fields.indexOf(field), table]];
+        });
+        return $.map(rows, function (row) {
+            var copy = row.slice();
+            $.each(columns, function (i, column) { copy[column[0]] = column[1][copy[column[0]]]; });
+            return [copy];
+        });
+    }
+
+    /* index.json's benchmarks from {units, params, groups: {"a.b": [[c, unit, params]]}};
+       each one's code comes with its graph script (take_benchmark_entry). */
+    function unpack_index(packed) {
+        var compact = packed.mxbench_benchmarks, index = {}, benchmarks = {}, n = 0;
+        summary_chunk = compact.summary_chunk || summary_chunk;
+        $.each(packed, function (key, value) {
+            if (key !== 'mxbench_benchmarks') {
+                index[key] = value;
+            }
+        });
+        $.each(compact.groups, function (prefix, rows) {
+            $.each(rows, function (i, row) {
+                var name = prefix ? prefix + '.' + row[0] : row[0];
+                var params = compact.params[row[2]];
+                var bench = {name: name, unit: compact.units[row[1]], params: params[0],
+                             param_names: params[1]};
+                if (row.length > 3) {
+                    bench.pretty_name = row[3];
+                }
+                if (store[BENCHMARK_ENTRY + name]) {
+                    bench.code = store[BENCHMARK_ENTRY + name].code;
+                }
+                benchmarks[name] = bench;
+                positions[name] = n++;
+            });
+        });
+        index.benchmarks = benchmarks;
+        return index;
+    }
+
+    /* A grid box's graph of a benchmark with no data (window.MXBENCH_NO_DATA): none. */
+    function no_summary(path) {
+        var summary = /^graphs\/summary\/([^\/]+)\.json$/.exec(path);
+        return summary !== null && $.inArray(summary[1], window.MXBENCH_NO_DATA || []) !== -1;
+    }
+
+    /* A benchmark's code and default view, once its graph script has run. */
+    function take_benchmark_entry(name, entry) {
+        if (entry && entry.view) {
+            window.MXBENCH_DEFAULTS[name] = entry.view;
+        }
+        if (index_json && Object.prototype.hasOwnProperty.call(index_json.benchmarks, name)) {
+            index_json.benchmarks[name].code = entry ? entry.code : null;
+        }
+        setTimeout(show_code, 0);
+    }
+
+    /* The benchmark of an address with no selection (#<benchmark>), or null. */
+    function bare_benchmark(hash) {
+        var location = (hash || '').replace(/^#\/?/, '');
+        var name;
+        if (!location || location.indexOf('?') !== -1 || index_json === null) {
+            return null;
+        }
+        try {
+            name = decodeURIComponent(location);
+        } catch (e) {
+            return null;
+        }
+        return Object.prototype.hasOwnProperty.call(index_json.benchmarks, name) ? name : null;
+    }
+
+    /* Resolved once the graph script of the address's benchmark has run, where the address
+       asks for its default view (section 2 reads it from that script). */
+    function default_view_loaded() {
+        var name = bare_benchmark(window.location.hash);
+        if (name === null || store[BENCHMARK_ENTRY + name]) {
+            return $.Deferred().resolve().promise();
+        }
+        return load_bundle(bundle_of(BENCHMARK_ENTRY + name));
+    }
+
+    /* The data of `path` (answer.resolve'd) once its script has run; index.json once the
+       address's default view is known too, so that asv reads the completed address. */
+    function answer_from_scripts(path, bundle, answer) {
+        load_bundle(bundle).then(function () {
+            if (!Object.prototype.hasOwnProperty.call(store, path)) {
+                answer.reject(null, 'error', 'Not Found');
+                return;
+            }
+            var data = unpack(path, store[path]);
+            if (path !== 'index.json') {
+                answer.resolve(data, 'success');
+                return;
+            }
+            default_view_loaded().always(function () {
+                apply_default_view();
+                answer.resolve(data, 'success');
+                show_code();
+            });
+        }, function () {
+            answer.reject(null, 'error', 'Not Found');
+        });
+    }
+
+    if ($ && $.ajax) {
         var ajax = $.ajax;
         $.ajax = function (url, options) {
             var settings = (typeof url === 'object') ? url : $.extend({}, options, {url: url});
@@ -109,17 +276,53 @@
             if (bundle === null) {
                 return ajax.apply(this, arguments);
             }
-            load_bundle(bundle).then(function () {
-                if (Object.prototype.hasOwnProperty.call(store, path)) {
-                    answer.resolve(store[path], 'success');
-                } else {
-                    answer.reject(null, 'error', 'Not Found');
-                }
-            }, function () {
-                answer.reject(null, 'error', 'Not Found');
-            });
+            if (no_summary(path)) {
+                /* asv asks for the boxes it hides too (a hidden box counts as in view) */
+                setTimeout(function () { answer.reject(null, 'error', 'Not Found'); }, 0);
+                return answer.promise();
+            }
+            answer_from_scripts(path, bundle, answer);
             return answer.promise();
         };
+    }
+
+    /* A new address of a benchmark with no selection: asv's own handler (and section 2's)
+       wait until the benchmark's script, with its default view, has run. */
+    window.addEventListener('hashchange', function (event) {
+        var name = bare_benchmark(window.location.hash);
+        if (name === null || store[BENCHMARK_ENTRY + name]) {
+            return;
+        }
+        event.stopImmediatePropagation();
+        default_view_loaded().always(function () {
+            apply_default_view();
+            $(window).trigger('hashchange');
+        });
+    });
+
+    /* The benchmark's code (asv showed it as a tooltip from index.json, which no longer
+       carries it): a panel under the graph page's selectors, from the benchmark's script. */
+    function show_code() {
+        var bench = $ && $.asv && $.asv.main_json ? current_benchmark() : null;
+        var panel = $('#mxbench-code');
+        if (!bench || !bench.code) {
+            panel.remove();
+            return;
+        }
+        if (!panel.length) {
+            panel = $('<div id="mxbench-code" class="panel panel-default">' +
+                      '<div class="panel-heading">code</div>' +
+                      '<div class="panel-body"><pre></pre></div></div>')
+                .appendTo('#graphdisplay-navigation');
+        }
+        /* HTML already: `mxbench publish` escaped it (mxbench/site/shown_text.py) */
+        panel.find('pre').html(bench.code);
+    }
+
+    if ($) {
+        $(function () {  /* reads the address, not asv's state: before or after asv's handler */
+            $(window).on('hashchange', show_code);
+        });
     }
 
     /* --- 2. the default view of a benchmark page ------------------------------------------ */
@@ -162,7 +365,8 @@
     }
 
     function apply_default_view() {
-        var hash = release_hash(window.location.hash) || default_hash(window.location.hash);
+        var hash = release_hash(window.location.hash) || default_hash(window.location.hash) ||
+            list_hash(window.location.hash);
         if (hash !== null) {
             if (window.history && window.history.replaceState) {
                 /* the same history entry, so Back goes where it went before */
@@ -567,16 +771,22 @@
             if (id === 'main-graph' || id === 'overview') {
                 var colors = ((options && options.colors) || ($.asv && $.asv.colors) || [])
                     .concat(PALETTE_EXTRA);
+                data = join_pythons(data);  /* section 12 */
                 var common = tidy_series(data, colors);
+                tidy_joined(data);
                 if (id === 'main-graph') {
                     tidy_y_axis(options);
+                    pad_y_axis(options);
+                    if (options) {
+                        add_graph_layers(options);
+                    }
                     if (options && options.xaxis && options.xaxis.axisLabel === 'commits') {
                         options.xaxis.axisLabel = 'release';  /* each ladder commit is one */
                     }
                     $(placeholder).attr('data-mxbench-common', common.join('; '));
                 }
             }
-            return plot.apply(this, arguments);
+            return plot.call(this, placeholder, data, options);
         };
         $.extend(wrapped, plot);
         wrapped.mxbench_wrapped = true;
@@ -1042,6 +1252,432 @@
         });
     }
 
+    /* --- 11. the about block, the history's machine ------------------------------------------ */
+    /* window.MXBENCH_ABOUT (mxbench/about.js, written by mxbench/site/about.py from the
+       machines' records and env_matrix): each machine of the site, the flavors, the build. */
+    var ROLE_TEXT = {
+        'history': 'the history: every release, both CPU flavors (results/)',
+        'another CPU kind\'s own record': 'another CPU kind\'s own record (results-cpu-kinds/)',
+        'archived': 'archived: the history recorded before (results-archive/)',
+        'neutral baselines': 'the neutral baselines\' machine (results-baselines/)'
+    };
+
+    function about_data() {
+        return window.MXBENCH_ABOUT || null;
+    }
+
+    /* The benchmark list opened with no machine chosen: the history's (asv's first, by name,
+       was the archived one, with only the baselines' rows). */
+    function list_hash(hash) {
+        var about = about_data();
+        var location = (hash || '').replace(/^#\/?/, '');
+        var parts = location.split('?');
+        if (!about || !about.history || parts[0] !== 'summarylist' ||
+                /(^|&)machine=/.test(parts[1] || '')) {
+            return null;
+        }
+        return '#summarylist?' + (parts[1] ? parts[1] + '&' : '') + 'machine=' +
+            encodeURIComponent(about.history);
+    }
+
+    /* "AMD EPYC: AuthenticAMD family 25 model 17, avx512 (25 of 60 recordings; the others
+       name no CPU)": every kind the conditions logs name, with how many recordings each. */
+    function cpu_text(machine) {
+        var named = 0;
+        var kinds = $.map(machine.cpus || [], function (cpu) {
+            named += cpu.recordings;
+            return cpu.vendor + ' family ' + cpu.family + ' model ' + cpu.model +
+                (cpu.vector ? ', ' + cpu.vector : '') + (machine.cpus.length > 1 ||
+                    named < machine.recordings ? ' (' + cpu.recordings + ' of ' +
+                    machine.recordings + ' recordings)' : '');
+        });
+        var recorded = kinds.length ? kinds.join('; ') : 'not recorded';
+        if (kinds.length && named < machine.recordings) {
+            recorded += '; the other ' + (machine.recordings - named) + ' name no CPU';
+        }
+        return (machine.cpu_name ? machine.cpu_name + ': ' : '') + recorded;
+    }
+
+    function role_text(machine, history) {
+        var text = ROLE_TEXT[machine.role] || 'recorded for this site';
+        if (machine.role !== 'neutral baselines' &&
+                $.inArray('results-baselines', machine.folders || []) !== -1) {
+            text += '; the neutral baselines were recorded on it (results-baselines/)';
+        }
+        return machine.name === history ? text + '. The graphs and the list open on it.' : text;
+    }
+
+    function flavor_text(flavor) {
+        var text = flavor.summary + '. Packages: ' + flavor.packages.join(', ') + '. A wheel for ' +
+            flavor.built + ' releases, ' + flavor.first + ' to ' + flavor.last + '.';
+        if (flavor.stops) {
+            text += ' Nothing after ' + flavor.stops.after + ' (' + flavor.stops.releases +
+                ' releases): no wheel (' + flavor.stops.reason + ').';
+        }
+        return text;
+    }
+
+    function about_block() {
+        var about = about_data();
+        if (!about) {
+            return null;
+        }
+        var block = $('<div id="mxbench-about" class="mxbench-about"/>');
+        block.append($('<h3/>').text('About this site'), $('<p class="mxbench-built"/>').text(
+            'Built ' + about.built + ' by python -m mxbench publish, from the records below.'));
+        var table = $('<table class="table table-condensed mxbench-machines"/>').append(
+            '<thead><tr><th>Machine</th><th>What it is</th><th>CPU (as recorded)</th>' +
+            '<th>Cores</th><th>Memory</th></tr></thead>');
+        var body = $('<tbody/>').appendTo(table);
+        $.each(about.machines, function (i, machine) {
+            body.append($('<tr/>').attr('data-machine', machine.name).attr('data-role',
+                                                                           machine.role).append(
+                $('<td/>').append($('<code/>').text(machine.name)),
+                $('<td/>').text(role_text(machine, about.history)),
+                $('<td class="mxbench-cpu"/>').text(cpu_text(machine)),
+                $('<td/>').text(machine.cores === null ? 'n/a' : String(machine.cores)),
+                $('<td/>').text(human(machine.memory_bytes, 'bytes'))));
+        });
+        var flavors = $('<ul class="mxbench-flavors"/>');
+        $.each(about.flavors, function (i, flavor) {
+            flavors.append($('<li/>').attr('data-flavor', flavor.name).append(
+                $('<strong/>').text(flavor.name), document.createTextNode(': ' +
+                                                                          flavor_text(flavor))));
+        });
+        return block.append(table, $('<p/>').text('Flavors (env_matrix):'), flavors);
+    }
+
+    function show_about() {
+        $('#regressions-display').show();
+        $('#title').text('About this site');
+        $('#regressions-body').empty().addClass('mxbench-regressions').append(about_block());
+    }
+
+    /* The grid's page opens with the about block above the sections. */
+    function place_about_on_grid() {
+        var grid = $('#summarygrid-display');
+        if (!grid.length || !about_data()) {
+            return;
+        }
+        var block = grid.children('#mxbench-about');
+        if (!block.length) {
+            block = about_block();
+        }
+        if (!block.is(grid.children().first())) {
+            grid.prepend(block);
+        }
+    }
+
+    /* --- 12. graphs: one line per flavor across Pythons, noise bands, verdicts ---------------- */
+    var graph_sources = typeof WeakMap === 'function' ? new WeakMap() : null;
+
+    /* The graph file each series comes from, and its benchmark parameters: asv loads a file
+       (load_graph_data) and cuts a series per parameter combination (filter_graph_data). */
+    function track_graph_sources() {
+        var load = $.asv.load_graph_data, filter = $.asv.filter_graph_data;
+        if (!graph_sources || !load || !filter) {
+            return;
+        }
+        $.asv.load_graph_data = function (url) {
+            return load.apply(this, arguments).done(function (data) {
+                if (data && typeof data === 'object') {
+                    graph_sources.set(data, url);
+                }
+            });
+        };
+        $.asv.filter_graph_data = function (raw, x_axis, indices) {
+            var series = filter.apply(this, arguments);
+            if (series && x_axis === 0 && graph_sources.has(raw)) {
+                series.mxbench_source = {url: graph_sources.get(raw), indices: indices};
+            }
+            return series;
+        };
+    }
+
+    /* {machine, flavor, python} of a graph file's path (asv: one "key-value" folder each). */
+    function source_params(url) {
+        var out = {};
+        $.each(String(url).split('/'), function (i, part) {
+            var m = /^(machine|python)-(.+)$/.exec(part) ||
+                /^env-MXNET_FLAVOR-(.+)$/.exec(part);
+            if (m && m.length === 3) {
+                out[m[1]] = m[2];
+            } else if (m) {
+                out.flavor = m[1];
+            }
+        });
+        return out;
+    }
+
+    /* asv's name of the point a series draws: "bench.Class.method('medium', 'float32')". */
+    function point_name(benchmark, indices) {
+        var params = benchmark.params || [];
+        if (!params.length) {
+            return benchmark.name;
+        }
+        return benchmark.name + '(' + $.map(params, function (values, k) {
+            return values[indices[k + 1]];
+        }).join(', ') + ')';
+    }
+
+    function series_point(s, benchmark) {
+        var source = s.data && s.data.mxbench_source;
+        if (!source || !benchmark) {
+            return null;
+        }
+        return $.extend(source_params(source.url), {point: point_name(benchmark,
+                                                                      source.indices)});
+    }
+
+    function is_python_part(part) {
+        return /^(python|numpy)-/.test(part);
+    }
+
+    /* Series that differ only in Python (1.2.x is recorded in Python 3.7 environments) join
+       their flavor's line: the points of the Python with fewer of them go into the line of
+       the other, and stay drawn apart as filled markers with a legend entry of their own. */
+    function raw_label(s) {
+        return s && typeof s === 'object' && !$.isArray(s)
+            ? (s.mxbench_label !== undefined ? s.mxbench_label : s.label) : undefined;
+    }
+
+    function join_pythons(data) {
+        var groups = {}, order = [];
+        $.each(data || [], function (i, s) {
+            var label = raw_label(s);
+            if (typeof label !== 'string' || !/(^|; )python-/.test(label)) {
+                return;
+            }
+            var key = $.grep(label.split('; '), function (p) { return !is_python_part(p); })
+                .join('; ');
+            if (!groups[key]) {
+                groups[key] = [];
+                order.push(key);
+            }
+            groups[key].push(s);
+        });
+        var out = $.grep(data || [], function (s) {
+            var label = raw_label(s);
+            return !(typeof label === 'string' && /(^|; )python-/.test(label));
+        });
+        $.each(order, function (i, key) {
+            out = out.concat(joined_series(key, groups[key]));
+        });
+        return out;
+    }
+
+    function measured_count(s) {
+        return $.grep(s.data || [], function (p) { return p && p[1] !== null; }).length;
+    }
+
+    function joined_series(key, members) {
+        if (members.length < 2) {
+            return members;
+        }
+        var main = members.slice().sort(function (a, b) {
+            return measured_count(b) - measured_count(a);
+        })[0];
+        var by_x = {};  /* the line's own points first; the other Pythons' where it has none */
+        $.each([main].concat($.grep(members, function (s) { return s !== main; })),
+               function (i, s) {
+                   $.each(s.data || [], function (j, p) {
+                       if (p && (!has(by_x, p[0]) || by_x[p[0]][1] === null)) {
+                           by_x[p[0]] = [p[0], p[1]];
+                       }
+                   });
+               });
+        var merged = $.map(by_x, function (p) { return [p]; }).sort(function (a, b) {
+            return a[0] - b[0];
+        });
+        merged.mxbench_source = main.data.mxbench_source;
+        var line = $.extend({}, main, {data: merged, label: key || 'every Python'});
+        line.mxbench_label = undefined;  /* $.extend skips undefined: tidy_series sets it */
+        var out = [line];
+        $.each(members, function (i, s) {
+            if (s !== main) {
+                var python = $.grep(raw_label(s).split('; '), function (p) {
+                    return /^python-/.test(p);
+                })[0];
+                var markers = $.extend({}, s, {label: (key ? key + '; ' : '') + python,
+                                               mxbench_joined_to: line, lines: {show: false},
+                                               points: {show: true, radius: 4, fill: true}});
+                markers.mxbench_label = undefined;
+                out.push(markers);
+            }
+        });
+        return out;
+    }
+
+    /* After the colours are given: a joined Python's markers in its line's colour, named with
+       the releases they hold. */
+    function tidy_joined(data) {
+        $.each(data, function (i, s) {
+            var line = s.mxbench_joined_to;
+            if (!line) {
+                return;
+            }
+            s.color = line.color;
+            s.points.fillColor = line.color;
+            var releases = $.map($.grep(s.data, function (p) { return p && p[1] !== null; }),
+                                 function (p) { return release_at(p[0]); });
+            s.label += ' (' + (releases.length ? releases.join(', ') + ', ' : '') +
+                'on the ' + (line.label || 'same') + ' line)';
+        });
+    }
+
+    /* The noise of the point a series draws, where reports/noise has it for the series'
+       machine, flavor and Python (window.MXBENCH_NOISE, mxbench/noise.js). */
+    function series_noise(s, benchmark) {
+        var where = series_point(s, benchmark);
+        var table = where && (window.MXBENCH_NOISE || {})[where.machine];
+        if (!table || table.flavor !== where.flavor || table.python !== where.python) {
+            return null;
+        }
+        return has(table.points, where.point) ? table.points[where.point] : null;
+    }
+
+    /* The confirmed changes of the page's benchmark, by machine|flavor|python|point. */
+    var confirmed_changes = null;
+
+    function load_confirmed(redraw) {
+        if (confirmed_changes !== null) {
+            return;
+        }
+        confirmed_changes = {};
+        load_changes().then(function (changes) {
+            $.each(changes, function (i, c) {
+                if (c.state === 'confirmed') {
+                    var key = [c.machine, c.flavor, c.python, c.point].join('|');
+                    (confirmed_changes[key] = confirmed_changes[key] || []).push(c);
+                }
+            });
+            redraw();
+        });
+    }
+
+    function series_verdicts(s, benchmark) {
+        var where = series_point(s, benchmark);
+        var found = where && confirmed_changes &&
+            confirmed_changes[[where.machine, where.flavor, where.python, where.point].join('|')];
+        var tags = $.asv.main_json.tags || {};
+        var marks = [];
+        $.each(found || [], function (i, change) {
+            var x = has(tags, change.head) ? tags[change.head] : null;
+            var at = $.grep(s.data, function (p) { return p && p[0] === x && p[1] !== null; })[0];
+            if (at) {
+                marks.push({x: at[0], y: at[1], head: change.head, base: change.base,
+                            text: 'confirmed ' + ratio_text(change.conf_ratio)});
+            }
+        });
+        return marks;
+    }
+
+    /* The y range asv sets is the data's own (the lowest and highest markers cut in half on
+       a linear axis of counts): a margin around it. */
+    function pad_y_axis(options) {
+        var y = options && options.yaxis;
+        if (!y || y.axisLabel === 'relative' || typeof y.min !== 'number' ||
+                typeof y.max !== 'number' || !(y.max > y.min) || y.min === 0) {
+            return;
+        }
+        if (y.transform) {
+            var f = Math.pow(y.max / y.min, 0.04);
+            y.min /= f;
+            y.max *= f;
+        } else {
+            var pad = (y.max - y.min) * 0.05;
+            y.min = y.min >= 0 ? Math.max(0, y.min - pad) : y.min - pad;
+            y.max += pad;
+        }
+    }
+
+    function canvas_xy(plot, x, y) {
+        var axes = plot.getAxes(), offset = plot.getPlotOffset();
+        return [offset.left + axes.xaxis.p2c(x), offset.top + axes.yaxis.p2c(y)];
+    }
+
+    /* Behind each series with a noise figure n: a band from value / sqrt(n) to value * sqrt(n),
+       n wide, so two releases whose bands do not overlap differ by more than the noise. */
+    function draw_noise_bands(plot, ctx) {
+        var layers = {bands: [], verdicts: []};
+        var benchmark = current_benchmark();
+        ctx.save();
+        var offset = plot.getPlotOffset();
+        ctx.beginPath();
+        ctx.rect(offset.left, offset.top, plot.width(), plot.height());
+        ctx.clip();
+        $.each(plot.getData(), function (i, s) {
+            var noise = series_noise(s, benchmark);
+            var points = $.grep(s.data, function (p) { return p && p[1] !== null && p[1] > 0; });
+            if (!noise || s.mxbench_joined_to || points.length === 0) {
+                return;
+            }
+            var half = Math.sqrt(noise), upper = [], lower = [];
+            $.each(points, function (j, p) {
+                upper.push(canvas_xy(plot, p[0], p[1] * half));
+                lower.unshift(canvas_xy(plot, p[0], p[1] / half));
+            });
+            ctx.beginPath();
+            $.each(upper.concat(lower), function (j, xy) {
+                ctx[j ? 'lineTo' : 'moveTo'](xy[0], xy[1]);
+            });
+            ctx.closePath();
+            ctx.fillStyle = $.color.parse(s.color).scale('a', 0.15).toString();
+            ctx.fill();
+            layers.bands.push({label: s.label, noise: noise, points: points.length});
+        });
+        if (layers.bands.length) {  /* what the shading is, in the plot's top right corner */
+            ctx.font = '11px sans-serif';
+            ctx.textAlign = 'right';
+            ctx.fillStyle = '#555';
+            ctx.fillText('shaded: the point\'s noise between recordings of one build (A/A, ' +
+                         'reports/noise): ' + $.map(layers.bands, function (b) {
+                             return ratio_text(b.noise);
+                         }).join(', ') + ' wide', offset.left + plot.width() - 6,
+                         offset.top + 14);
+        }
+        ctx.restore();
+        $(plot.getPlaceholder()).data('mxbench-layers', layers);
+    }
+
+    /* Over each confirmed change's later release: a mark and the confirmation's ratio. */
+    function draw_verdicts(plot, ctx) {
+        var benchmark = current_benchmark();
+        var layers = $(plot.getPlaceholder()).data('mxbench-layers') || {bands: []};
+        layers.verdicts = [];
+        ctx.save();
+        ctx.font = 'bold 11px sans-serif';
+        $.each(plot.getData(), function (i, s) {
+            $.each(series_verdicts(s, benchmark), function (j, mark) {
+                var xy = canvas_xy(plot, mark.x, mark.y);
+                ctx.beginPath();
+                ctx.arc(xy[0], xy[1], 7, 0, 2 * Math.PI);
+                ctx.lineWidth = 2;
+                ctx.strokeStyle = '#a94442';
+                ctx.stroke();
+                ctx.fillStyle = '#a94442';
+                ctx.fillText(mark.text, xy[0] + 9, xy[1] - 6);
+                layers.verdicts.push($.extend({label: s.label, left: xy[0], top: xy[1]}, mark));
+            });
+        });
+        ctx.restore();
+        $(plot.getPlaceholder()).data('mxbench-layers', layers)
+            .attr('data-mxbench-layers', JSON.stringify(layers));
+    }
+
+    function add_graph_layers(options) {
+        options.hooks = options.hooks || {};
+        options.hooks.drawBackground = (options.hooks.drawBackground || []).concat(
+            [draw_noise_bands]);
+        options.hooks.draw = (options.hooks.draw || []).concat([draw_verdicts]);
+        load_confirmed(function () {
+            var plot = $('#main-graph').data('plot');
+            if (plot) {
+                plot.draw();
+            }
+        });
+    }
+
     if ($) {
         $(function () {  /* after asv's own ready handler, which sets up $.asv */
             wrap_plot();
@@ -1050,16 +1686,133 @@
                 install_release_names();
                 $.asv.register_page('regressions', show_regressions);
                 $.asv.register_page('change', show_change);
+                $.asv.register_page('about', show_about);
                 bind_point_click();
+                track_graph_sources();
             }
             var grid = document.getElementById('summarygrid-display');
             if (grid && window.MutationObserver) {
                 new MutationObserver(tidy_grid).observe(grid, {childList: true});
                 tidy_grid();
+                new MutationObserver(place_about_on_grid).observe(grid, {childList: true});
+                place_about_on_grid();
+            }
+            var title = document.getElementById('title');
+            if (title && window.MutationObserver) {  /* cut with an ellipsis: the full name */
+                new MutationObserver(function () {
+                    title.setAttribute('title', title.textContent);
+                }).observe(title, {childList: true, characterData: true, subtree: true});
             }
             var list = document.getElementById('summarylist-display');
             if (list && window.MutationObserver) {
                 new MutationObserver(tidy_list).observe(list, {childList: true, subtree: true});
+            }
+        });
+    }
+
+    /* --- 13. the grid, drawn as it comes into view ------------------------------------------- */
+    /* asv's grid built all 3,500 boxes with two tooltips and a scroll handler each before it
+       drew one (2-5 s); this one builds the section shown first (the operators' history) at
+       once and the others after it, a section at a time, and draws a box's little graph when
+       it comes into view (IntersectionObserver), with asv's markup and plot options. */
+    var GRID_PLOT = {series: {lines: {show: true, lineWidth: 2}, shadowSize: 0},
+                     grid: {borderWidth: 1, margin: 0, labelMargin: 0, axisMargin: 0,
+                            minBorderMargin: 0},
+                     xaxis: {ticks: []}, yaxis: {ticks: [], min: 0}, legend: {show: false}};
+    var grid_built = false;
+    var GRID_SLICE = 120;  /* boxes built at a time: the first screen holds fewer */
+
+    function grid_box(bench, observer, no_data) {
+        var box = $('<a class="btn benchmark-container"/>').attr('href', '#' + bench.name);
+        var plot = $('<div class="benchmark-plot"/>').attr('id', 'summarygrid-' + bench.name);
+        /* HTML, as asv writes it: publish escaped pretty_name (mxbench/site/shown_text.py) */
+        box.append($('<div class="benchmark-text"/>').attr('title', bench.name).html(
+            bench.pretty_name || bench.name.slice(bench.name.indexOf('.') + 1)), plot);
+        plot.data('mxbench-benchmark', bench.name);
+        if (no_data[bench.name]) {
+            box.addClass('mxbench-no-data');  /* as tidy_grid marks it, before it is shown */
+        } else {
+            observer.observe(plot[0]);
+        }
+        return box;
+    }
+
+    function draw_grid_box(plot) {
+        $.asv.load_graph_data('graphs/summary/' + plot.data('mxbench-benchmark') + '.json')
+            .done(function (data) {
+                $.plot(plot, [{data: data}], $.extend(true, {colors: $.asv.colors}, GRID_PLOT));
+            });
+    }
+
+    /* The sections of index.json's benchmarks (by the name's first part), the operators'
+       history first. */
+    function grid_sections() {
+        var sections = {}, order = [];
+        $.each($.asv.main_json.benchmarks, function (name, bench) {
+            var section = name.slice(0, name.indexOf('.'));
+            if (!sections[section]) {
+                sections[section] = [];
+                order.push(section);
+            }
+            sections[section].push(bench);
+        });
+        order.sort(function (a, b) {
+            return (b === 'bench_operators') - (a === 'bench_operators');
+        });
+        return $.map(order, function (section) { return [[section, sections[section]]]; });
+    }
+
+    function build_grid() {
+        var display = $('#summarygrid-display');
+        var observer = new IntersectionObserver(function (entries) {
+            $.each(entries, function (i, entry) {
+                if (entry.isIntersecting) {
+                    observer.unobserve(entry.target);
+                    draw_grid_box($(entry.target));
+                }
+            });
+        });
+        var no_data = {};
+        $.each(window.MXBENCH_NO_DATA || [], function (i, name) { no_data[name] = true; });
+        var slices = [];  /* [section, its benchmarks from GRID_SLICE * n] */
+        $.each(grid_sections(), function (i, section) {
+            for (var n = 0; n < section[1].length; n += GRID_SLICE) {
+                slices.push([section[0], section[1].slice(n, n + GRID_SLICE)]);
+            }
+        });
+        function add_slice(n) {
+            if (n < slices.length) {
+                var group = $('#group-' + slices[n][0]);
+                if (!group.length) {
+                    group = $('<div class="benchmark-group"/>').attr('id', 'group-' + slices[n][0])
+                        .append($('<h1/>').text(slices[n][0])).appendTo(display);
+                }
+                group.append($.map(slices[n][1], function (bench) {
+                    return grid_box(bench, observer, no_data)[0];
+                }));
+                setTimeout(function () { add_slice(n + 1); }, 0);
+            } else {
+                tidy_grid();  /* the sections with no box left (their boxes came later) */
+                display.attr('data-mxbench-grid', 'built');  /* every box is there (tests) */
+            }
+        }
+        add_slice(0);
+    }
+
+    function show_grid() {
+        $('#summarygrid-display').show();
+        $('#title').text('All benchmarks');
+        $('.tooltip').remove();
+        if (!grid_built) {
+            grid_built = true;
+            build_grid();
+        }
+    }
+
+    if ($) {
+        $(function () {  /* after asv's own ready handler, which registered its grid */
+            if ($.asv && window.IntersectionObserver) {
+                $.asv.register_page('', show_grid);
             }
         });
     }
@@ -1076,6 +1829,10 @@
         history_ratio: history_ratio,
         ratio_text: ratio_text,
         load_changes: load_changes,
-        change_block: change_block
+        change_block: change_block,
+        about_block: about_block,
+        list_hash: list_hash,
+        point_name: point_name,
+        grid_sections: grid_sections
     };
 })();

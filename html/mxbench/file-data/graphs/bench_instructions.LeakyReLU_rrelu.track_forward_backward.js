@@ -1,0 +1,2 @@
+/* python -m mxbench publish: 1 file(s) of this site (mxbench/site/file_data.py; site/overlay/overlay.js reads them) */
+mxbenchFileData({"benchmark/bench_instructions.LeakyReLU_rrelu.track_forward_backward":{"code":"def _track_forward_backward(self, table, shape, dtype):\n    return self._count(table, shape, dtype, \"forward_backward\")\n\ndef count_all():\n    return I.count_table(table_points(), timeout=count_all.timeout - 60)","view":null}});
