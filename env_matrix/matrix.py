@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Dict, List, Optional, Tuple
 
+from benchmarks import UserError
+
 try:
     import tomllib
 except ImportError:  # Python < 3.11 benchmark environments: pip vendors tomli
@@ -51,7 +53,7 @@ def is_prerelease(release):
     return Version(release).is_prerelease
 
 
-class MatrixError(ValueError):
+class MatrixError(UserError, ValueError):
     """Bad input to the matrix (unknown flavor, release, environment): the message says which."""
 
 

@@ -34,10 +34,6 @@ import os
 import signal
 import sys
 
-from benchmarks.catalogue.cliffs import CliffsFileError
-from benchmarks.catalogue.crashes import CrashDataError
-from env_matrix.matrix import MatrixError
-
 from mxbench.asvrun import conditions, runner
 from mxbench.commands import (adhoc, baselines, changes, check, ci_matrix, cliffs, compare,
                               confirm, cost, coverage, dispatch, drop_gpu_skips, export, find,
@@ -45,11 +41,6 @@ from mxbench.commands import (adhoc, baselines, changes, check, ci_matrix, cliff
                               setup)
 from mxbench.core import arguments, errors
 from mxbench.core.project import DEFAULT_CONFIG, load as load_project
-from mxbench.core.results import ResultsProblem
-
-# What a user can cause, printed in one line with exit 2: mxbench's one error type, and the
-# layers' below it that cannot derive from it (the matrix, the catalogue's data files)
-USER_ERRORS = (errors.UserError, MatrixError, CliffsFileError, CrashDataError)
 
 # The commands, in the order `--help` lists them: each module adds its parser and sets
 # func (and takes_asv_args / needs_project where they differ from the defaults below).
@@ -132,12 +123,9 @@ def main(argv=None):
                 args.config or DEFAULT_CONFIG, args.results).for_variants(
                     [chosen] if isinstance(chosen, str) else chosen)
         return args.func(args)
-    except ResultsProblem as exc:
+    except errors.UserError as exc:  # the one base of what a user can cause (core/errors.py)
         print("error: %s" % exc.message(), file=sys.stderr)
         return exc.exit_code
-    except USER_ERRORS as exc:
-        print("error: %s" % errors.one_line(exc), file=sys.stderr)
-        return getattr(exc, "exit_code", errors.USAGE)
     except BrokenPipeError:
         # the reader went away (`... | head`): nothing more to say, and no traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

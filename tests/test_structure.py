@@ -209,3 +209,32 @@ def test_the_layer_check_passes_what_keeps_to_the_layers():
             "def cmd_x(args):\n    return errors.OK\n")
     assert layer_problems("mxbench.commands.x", ast.parse(fine)) == []
     assert layer_problems("mxbench.inside.x", ast.parse(fine.replace("def cmd_x", "def x"))) == []
+
+
+def test_every_user_error_derives_from_the_one_base_the_command_line_catches():
+    """The matrix's, the catalogue data files' and mxbench's own errors are UserErrors (defined
+    with ROOT in benchmarks/__init__.py), and cli.main catches that one class: no list of
+    error types to keep in step."""
+    from benchmarks.catalogue.cliffs import CliffsFileError
+    from benchmarks.catalogue.crashes import CrashDataError
+    from env_matrix.matrix import MatrixError
+    from mxbench.core import errors
+    from mxbench.core.results import ResultFileError, ResultsProblem
+    from mxbench.site import PublishError
+    for error in (CliffsFileError, CrashDataError, MatrixError, ResultFileError, ResultsProblem,
+                  PublishError):
+        assert issubclass(error, errors.UserError), error
+    main = next(node for node in parsed(ROOT / "mxbench" / "cli.py").body
+                if isinstance(node, ast.FunctionDef) and node.name == "main")
+    caught = [ast.unparse(handler.type) for node in ast.walk(main) if isinstance(node, ast.Try)
+              for handler in node.handlers]
+    assert "errors.UserError" in caught
+    assert not [c for c in caught if "Error" in c and c != "errors.UserError"
+                and c != "BrokenPipeError"], caught
+
+
+def test_a_matrix_error_is_one_line_and_exit_2_through_the_one_base(capsys):
+    from mxbench import cli
+    assert cli.main(["matrix", "resolve", "no-such-release", "cpu-mkldnn"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err

@@ -13,6 +13,8 @@ import json
 import os
 from collections import OrderedDict
 
+from benchmarks import UserError
+
 CLIFFS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cliffs.json")
 ABOUT = ("Confirmed performance cliffs: per entry, cases whose forward call costs at least "
          "`threshold` times as much per input element as a neighbouring shape, re-measured "
@@ -32,7 +34,7 @@ CLIFF_FIELDS = ("entry", "name", "shape", "dtype", "elements", "case", "neighbou
 NEIGHBOUR_FIELDS = ("name", "kind", "shape", "elements", "ratio", "case")
 
 
-class CliffsFileError(ValueError):
+class CliffsFileError(UserError, ValueError):
     """cliffs.json cannot be read (truncated, not JSON, a record without a field); its
     message names the file and the problem on one line. The benchmark side imports no
     mxbench, so the host's command line turns this into its one-line error."""

@@ -22,6 +22,8 @@ import json
 import os
 import re
 
+from benchmarks import UserError
+
 CRASHES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known_crashes.jsonl")
 # Another file instead (a test, a fork's own observations); mxbench run appends there too.
 CRASHES_FILE_VARIABLE = "MXBENCH_KNOWN_CRASHES"
@@ -34,7 +36,7 @@ CPU_FIELDS = ("vendor", "family", "model")
 CATALOGUE_MODULES = ("bench_operators", "bench_memory")
 
 
-class CrashDataError(ValueError):
+class CrashDataError(UserError, ValueError):
     """known_crashes.jsonl cannot be read: the message names the file and the line."""
 
 

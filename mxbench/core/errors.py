@@ -1,23 +1,20 @@
 """The one error a user can cause, and the exit codes every command uses.
 
 A command raises UserError (or a subclass: results.ResultFileError, results.ResultsProblem,
-site.PublishError) with a message of one line; the command line prints it as `error: ...`
-and exits with its exit_code (USAGE). The layers below mxbench raise their own (the matrix's
-MatrixError, the catalogue's data file errors): cli.USER_ERRORS names them all. Nothing a
+site.PublishError; below mxbench the matrix's MatrixError and the catalogue data files'
+CliffsFileError and CrashDataError) with a message of one line; the command line catches
+this one class, prints its message() as `error: ...` and exits with its exit_code (USAGE).
+It is defined with ROOT in benchmarks/__init__.py, the layer every other imports. Nothing a
 user can cause ends in a traceback.
 """
+from benchmarks import UserError  # noqa: F401  (the one base: mxbench's errors derive from it)
+
 OK = 0
 FAILED = 1        # the command ran and its answer is "no" (a regression, a failed point)
 USAGE = 2         # bad input, unusable results, no verdict: nothing was answered
 NO_BUILD = 3      # matrix resolve: the release has no build of the flavor there
 INTERRUPTED = 130  # Ctrl-C (SIGINT); SIGTERM: 143
 TERMINATED = 143
-
-
-class UserError(Exception):
-    """Something the user can fix: bad input, a missing file, results that cannot be used."""
-
-    exit_code = USAGE
 
 
 def one_line(exc):
