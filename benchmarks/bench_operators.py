@@ -1,7 +1,7 @@
 """asv benchmarks for every entry in catalogue.OPERATORS, one class per entry.
 
 Names are stable: bench_operators.<Operator>.time_forward(shape, dtype, device), and
-<Operator>_<variant> for an operator's extra entries (Convolution_3d, RNN_gru).
+<Operator>_<form> for an operator's extra entries (Convolution_3d, RNN_gru).
 `version` = harness version + entry version, so editing shared code keeps history.
 
 setup() builds the inputs and makes the first call (shape inference, oneDNN primitive

@@ -104,14 +104,14 @@ def test_run_operator_covers_cases_times_dtypes():
     assert [(r["case"], r["dtype"]) for r in rows] == [("small", d) for d in op.dtypes]
 
 
-def test_an_operator_name_means_its_variants_too():
+def test_an_operator_name_means_its_other_forms_too():
     entries = [op.class_name for op in C.OPERATORS if op.name == "LeakyReLU"]
-    assert len(entries) > 1, "the catalogue has LeakyReLU variants"
+    assert len(entries) > 1, "the catalogue has LeakyReLU forms"
     rows = adhoc.run_operator("LeakyReLU", cases=["small"], dtypes=["float32"], runs=2, warmup=0)
     assert [r["entry"] for r in rows] == entries
     assert {r["operator"] for r in rows} == {"LeakyReLU"}
     one = adhoc.benchmark(entries[1], runs=2, warmup=0)
-    assert one["entry"] == entries[1] and one["variant"] == C.by_class_name()[entries[1]].variant
+    assert one["entry"] == entries[1] and one["form"] == C.by_class_name()[entries[1]].form
     assert one["status"] == "ok", one["message"]
 
 

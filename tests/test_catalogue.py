@@ -31,12 +31,12 @@ def test_class_names_are_unique_and_stable():
         base = op.name.replace(".", "_")
         if op.call in C.NUMPY_CALLS:  # np_dot beside dot
             base = op.call + "_" + base.replace("__", "")
-        expected = base + ("_" + op.variant if op.variant else "")
+        expected = base + ("_" + op.form if op.form else "")
         assert op.class_name == expected
         assert op.class_name.isidentifier(), op.class_name
     # Each operator (per interface) has exactly one main entry; variants only beside it.
     mains = [(op.call in C.NUMPY_CALLS and op.call, op.name) for op in C.OPERATORS
-             if not op.variant]
+             if not op.form]
     assert len(mains) == len(set(mains))
     assert set((op.call in C.NUMPY_CALLS and op.call, op.name) for op in C.OPERATORS) == set(mains)
     assert all(op.call not in C.NUMPY_CALLS for op in C.by_name().values())

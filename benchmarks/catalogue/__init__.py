@@ -47,10 +47,10 @@ OPERATORS = assemble(ND_OPERATORS, REGISTRY_OPERATORS, NUMPY_OPERATORS, SLOW_MED
 
 
 def by_name():
-    """Main mx.nd entries by operator name (variants and the numpy interface's entries are in
+    """Main mx.nd entries by operator name (other forms and the numpy interface's entries are in
     by_class_name())."""
     return OrderedDict((op.name, op) for op in OPERATORS
-                       if not op.variant and op.call not in NUMPY_CALLS)
+                       if not op.form and op.call not in NUMPY_CALLS)
 
 
 def by_class_name():

@@ -84,7 +84,8 @@ INFERRED = _Marker("INFERRED")
 class Operator(object):
     """One catalogue entry. `name` is the mx.nd function ('dot', 'linalg_gemm2', ...).
 
-    variant: '' for the operator's main entry; otherwise the suffix of an extra entry.
+    form: '' for the operator's main entry; otherwise the suffix of an extra entry (the
+          class Convolution_1d is Convolution's '1d' form; not a run variant: docs/glossary.md).
     call: 'imperative' (mx.nd.<name>) or 'symbol' (a bound executor, for operators whose
           auxiliary states mx.nd cannot pass); 'np' / 'npx' (mx.np.<name> / mx.npx.<name>,
           the numpy interface: np_interface.py; class np_<name> / npx_<name>).
@@ -104,14 +105,14 @@ class Operator(object):
     """
 
     def __init__(self, name, category, cases, dtypes=FLOAT32, backward=True, kwargs=None,
-                 version=1, note="", variant="", call="imperative", prepare=None,
+                 version=1, note="", form="", call="imperative", prepare=None,
                  isolate=False, later_name=None, short_case=None, pairs_with=None,
                  since=None, until=None, field=None):
         fields = self.__dict__
         fields.update(name=name, category=category, cases=OrderedDict(cases),
                       dtypes=tuple(dtypes), backward=backward, kwargs=dict(kwargs or {}),
                       version=version,  # bump when this entry's measurement changes meaning
-                      note=note, variant=variant, call=call, prepare=prepare, isolate=isolate,
+                      note=note, form=form, call=call, prepare=prepare, isolate=isolate,
                       later_name=later_name, short_case=short_case, pairs_with=pairs_with,
                       since=since, until=until, field=OrderedDict(field or ()))
 
@@ -144,7 +145,7 @@ class Operator(object):
         base = self.name.replace(".", "_")
         if self.call in NUMPY_CALLS:  # np_dot beside dot; ndarray.__setitem__: setitem
             base = "%s_%s" % (self.call, base.replace("__", ""))
-        return "%s_%s" % (base, self.variant) if self.variant else base
+        return "%s_%s" % (base, self.form) if self.form else base
 
     def __repr__(self):
         return "Operator(%r, %r)" % (self.class_name, self.category)

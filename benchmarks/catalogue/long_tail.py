@@ -41,7 +41,7 @@ BACKWARD = ("add_n", "broadcast_to", "broadcast_axis", "broadcast_like", "expand
 
 def widened(entry):
     """The main mx.nd entry with its long tail (a new entry; the entry itself if none)."""
-    if entry.variant:
+    if entry.form:
         return entry
     name, dtypes, cases = entry.name, entry.dtypes, OrderedDict(entry.cases)
     if name in FLOAT16 and "float16" not in dtypes:

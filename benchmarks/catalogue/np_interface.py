@@ -24,7 +24,7 @@ from .entries import (CTX, DTYPE, FLOAT32, SM, Operator, T, broadcast_pair, case
 from .nd import ND_OPERATORS
 
 # The mx.nd entries as declared (their long tail is not paired: see paired()).
-_ND = dict((op.name, op) for op in ND_OPERATORS if not op.variant and op.call == "imperative")
+_ND = dict((op.name, op) for op in ND_OPERATORS if not op.form and op.call == "imperative")
 _POS = {"fill": "positive"}
 _OPEN_UNIT = {"fill": "uniform", "low": -0.9, "high": 0.9}
 _BOOL = {"fill": "index", "high": 2, "dtype": "bool"}
@@ -130,13 +130,13 @@ _SCALAR = [  # name, tensor fill, backward, reverse too
 ]
 for _name, _fill, _backward, _reverse in _SCALAR:
     BINARY.append(np_entry(_name, "binary-scalar", scalar_cases(_fill), backward=_backward,
-                           variant="scalar"))
+                           form="scalar"))
     if _reverse:
         BINARY.append(np_entry(_name, "binary-scalar", scalar_cases(_fill, reverse=True),
-                               backward=_backward, variant="rscalar",
+                               backward=_backward, form="rscalar",
                                note="scalar first: the reflected operator"))
 BINARY += [np_entry(name, "binary-scalar", scalar_cases(_INT, scalar=3), backward=False,
-                    variant="scalar", dtypes=INT32)
+                    form="scalar", dtypes=INT32)
            for name in ("lcm", "bitwise_and", "bitwise_or", "bitwise_xor")]
 
 # --- GEMM and contractions ------------------------------------------------------------------
@@ -150,7 +150,7 @@ GEMM = [
              note="axes as lists of axes"),
     np_entry("tensordot", "gemm", [("small", case(T(16, 16), T(16, 16), axes=1)),
                                    ("medium", case(T(512, 512), T(512, 512), axes=1))],
-             variant="int_axes", note="axes as a count"),
+             form="int_axes", note="axes as a count"),
     np_entry("einsum", "gemm", [("small", case(T(16, 16), T(16, 16))),
                                 ("medium", case(T(512, 512), T(512, 512)))],
              kwargs={"subscripts": "ij,jk->ik"}, short_case="small",
@@ -185,15 +185,15 @@ INDEXING = [
     np_entry("where", "indexing",
              [(n, case(T(*s, **_BOOL), x=1.0, y=T(*s))) for n, s in [("small", (16, 16)),
                                                                    ("medium", (1024, 1024))]],
-             variant="lscalar", note="where(cond, scalar, tensor)"),
+             form="lscalar", note="where(cond, scalar, tensor)"),
     np_entry("where", "indexing",
              [(n, case(T(*s, **_BOOL), x=T(*s), y=1.0)) for n, s in [("small", (16, 16)),
                                                                    ("medium", (1024, 1024))]],
-             variant="rscalar", note="where(cond, tensor, scalar)"),
+             form="rscalar", note="where(cond, tensor, scalar)"),
     np_entry("where", "indexing",
              [(n, case(T(*s, **_BOOL), x=1.0, y=0.0)) for n, s in [("small", (16, 16)),
                                                                 ("medium", (1024, 1024))]],
-             variant="scalar2", backward=False, note="where(cond, scalar, scalar)"),
+             form="scalar2", backward=False, note="where(cond, scalar, scalar)"),
     np_entry("nonzero", "indexing", elementwise(fill="sparse"), backward=False),
     np_entry("nonzero", "indexing", elementwise(fill="sparse"), backward=False, call="npx"),
     np_entry("ndarray.__getitem__", "indexing", _MASK_CASES, backward=False,
@@ -205,22 +205,22 @@ INDEXING = [
     np_entry("ndarray.__setitem__", "indexing",
              [(n, case(T(*s), key=(slice(s[0] // 8, s[0] // 2),), value=0.5))
               for n, s in [("small", (16, 16)), ("medium", (1024, 1024))]],
-             backward=False, variant="scalar", note="x[a:b] = scalar: _slice_assign_scalar"),
+             backward=False, form="scalar", note="x[a:b] = scalar: _slice_assign_scalar"),
     np_entry("ndarray.__setitem__", "indexing",
              [(n, case(T(*s), key=T(*s, **_BOOL), value=0.5))
               for n, s in [("small", (16, 16)), ("medium", (1024, 1024))]],
-             backward=False, variant="mask_scalar",
+             backward=False, form="mask_scalar",
              note="x[mask] = scalar: _npi_boolean_mask_assign_scalar"),
     np_entry("ndarray.__setitem__", "indexing",
              [(n, case(T(*s), key=T(*s, **_BOOL), value=T(1)))
               for n, s in [("small", (16, 16)), ("medium", (1024, 1024))]],
-             backward=False, variant="mask_tensor",
+             backward=False, form="mask_tensor",
              note="x[mask] = tensor: _npi_boolean_mask_assign_tensor"),
     np_entry("ndarray.__setitem__", "indexing",
              [(n, case(T(*s), key=T(s[0] // 2, fill="index", high=s[0], dtype="int32"),
                        value=0.5))
               for n, s in [("small", (16, 16)), ("medium", (1024, 1024))]],
-             backward=False, variant="advanced",
+             backward=False, form="advanced",
              note="x[index array] = scalar: _scatter_set_nd"),
     np_entry("ndarray.copyto", "indexing",
              [(n, case(T(*s), other=T(*s, fill="zeros"))) for n, s in
@@ -281,12 +281,12 @@ SHAPE = [
     np_entry("insert", "expanding",
              [(n, case(T(*s), obj=slice(0, 4), values=T(s[0], 4), axis=1)) for n, s in
               [("small", (16, 16)), ("medium", (1024, 1024))]],
-             backward=False, variant="slice", note="at a slice: _npi_insert_slice"),
+             backward=False, form="slice", note="at a slice: _npi_insert_slice"),
     np_entry("insert", "expanding",
              [(n, case(T(*s), obj=T(4, fill="index", high=s[1], dtype="int64"),
                        values=T(s[0], 4), axis=1))
               for n, s in [("small", (16, 16)), ("medium", (1024, 1024))]],
-             backward=False, variant="tensor", note="at an index array: _npi_insert_tensor"),
+             backward=False, form="tensor", note="at an index array: _npi_insert_tensor"),
     np_entry("polyval", "misc",
              [("small", case(T(4), T(16, 16))), ("medium", case(T(4), T(1024, 1024)))],
              note="a cubic; backward: _npi_backward_polyval"),
@@ -362,9 +362,9 @@ RANDOM = [
     np_entry("random.uniform", "random",
              per_element({"fill": "uniform", "low": -2, "high": -1},
                          {"fill": "uniform", "low": 1, "high": 2}),
-             variant="tensor", backward=False, note="low and high per element"),
+             form="tensor", backward=False, note="low and high per element"),
     np_entry("random.normal", "random", sampled(loc=0.0, scale=1.0), backward=False),
-    np_entry("random.normal", "random", per_element({}, _POS), variant="tensor",
+    np_entry("random.normal", "random", per_element({}, _POS), form="tensor",
              backward=False, note="loc and scale per element"),
     np_entry("random.uniform_n", "random",
              [(n, case(T(s), T(s, fill="positive", low=1.0, high=2.0), batch_shape=(s,),
@@ -405,7 +405,7 @@ LINALG = [
                   "segfaults): _npi_pinv_scalar_rcond"),
     np_entry("linalg.pinv", "linalg",
              [(n, case(T(s, s), T(fill="positive", low=1e-6, high=1e-5)))
-              for n, s in [("small", 16), ("medium", 128)]], backward=False, variant="tensor",
+              for n, s in [("small", 16), ("medium", 128)]], backward=False, form="tensor",
              note="rcond a 0-d tensor: _npi_pinv"),
     np_entry("linalg.solve", "linalg",
              [("small", case(T(16, 16, fill="spd"), T(16, 4))),
@@ -537,11 +537,11 @@ for _name, _fill, _scalar, _backward, _reverse, _dtypes in [  # the *_scalar ope
         ("bitwise_left_shift", _SHIFT, 2, False, True, INT32),
         ("bitwise_right_shift", _SHIFT, 2, False, True, INT32)]:
     NEW_IN_2_0.append(new_in_2_0(_name, "binary-scalar", scalar_cases(_fill, scalar=_scalar),
-                                 backward=_backward, variant="scalar", dtypes=_dtypes))
+                                 backward=_backward, form="scalar", dtypes=_dtypes))
     if _reverse:
         NEW_IN_2_0.append(new_in_2_0(_name, "binary-scalar",
                                      scalar_cases(_fill, scalar=_scalar, reverse=True),
-                                     backward=_backward, variant="rscalar", dtypes=_dtypes,
+                                     backward=_backward, form="rscalar", dtypes=_dtypes,
                                      note="scalar first: the reflected operator"))
 _INDEX_ROWS = [("small", 16, 16, 8), ("medium", 1024, 1024, 256)]  # (a rows, cols, indexed)
 NEW_IN_2_0 += [
@@ -576,11 +576,11 @@ NEW_IN_2_0 += [
     new_in_2_0("linalg.matrix_rank", "linalg",
                [(n, case(T(s, s), rtol=T(fill="positive", low=1e-4, high=1e-3)))
                 for n, s in [("small", 16), ("medium", 256)]], backward=False,
-               variant="tol", note="a 0-d tolerance tensor: _npi_matrix_rank"),
+               form="tol", note="a 0-d tolerance tensor: _npi_matrix_rank"),
     new_in_2_0("ndarray.__getitem__", "indexing",
                [(n, case(T(rows, cols), key=(T(k, fill="index", high=rows, dtype="int32"),
                                             T(k, fill="index", high=cols, dtype="int32"))))
-                for n, rows, cols, k in _INDEX_ROWS], variant="advanced_multiple",
+                for n, rows, cols, k in _INDEX_ROWS], form="advanced_multiple",
                backward=False, note="x[rows, cols]: _npi_advanced_indexing_multiple"),
 ]
 for _name in ("index_add", "index_update"):

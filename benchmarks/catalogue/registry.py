@@ -409,12 +409,12 @@ CSR = ("csr", 0.01)
 ROW_SPARSE = ("row_sparse", 0.1)
 
 
-def _sparse(name, inputs, storage, variant="", covers=None, call="imperative", expression=None,
+def _sparse(name, inputs, storage, form="", covers=None, call="imperative", expression=None,
             until=None, backward=False, grad_stype=None, note="", **kwargs):
     note = note or ", ".join("input %d %s %g%%" % (i, st, 100 * d)
                              for i, (st, d) in sorted(storage.items()))
     return RegistryOperator(name, "sparse", [("medium", case(*inputs, **kwargs))],
-                            covers or [name], variant=variant, call=call, expression=expression,
+                            covers or [name], form=form, call=call, expression=expression,
                             storage=storage, until=until, backward=backward,
                             grad_stype=grad_stype, note=note)
 
@@ -422,26 +422,26 @@ def _sparse(name, inputs, storage, variant="", covers=None, call="imperative", e
 _W = (10000, 256)  # an embedding-sized weight
 SPARSE = [
     _sparse("dot", [T(1024, 4096, grad=False), T(4096, 256, grad=False)], {0: CSR},
-            variant="csr"),
+            form="csr"),
     _sparse("dot", [T(4096, 1024, grad=False), T(4096, 256, grad=False)], {0: CSR},
-            variant="csr_transpose_a", transpose_a=True,
+            form="csr_transpose_a", transpose_a=True,
             note="csr.T x dense: a sparse linear model's weight gradient"),
     _sparse("elemwise_add", [T(*_W), T(*_W)], {0: ROW_SPARSE, 1: ROW_SPARSE},
-            variant="row_sparse"),
-    _sparse("elemwise_add", [T(1024, 4096), T(1024, 4096)], {0: CSR, 1: CSR}, variant="csr"),
+            form="row_sparse"),
+    _sparse("elemwise_add", [T(1024, 4096), T(1024, 4096)], {0: CSR, 1: CSR}, form="csr"),
     _sparse("elemwise_mul", [T(*_W), T(*_W)], {0: ROW_SPARSE, 1: ROW_SPARSE},
-            variant="row_sparse"),
-    _sparse("sum", [T(1024, 4096)], {0: CSR}, variant="csr", axis=1),
+            form="row_sparse"),
+    _sparse("sum", [T(1024, 4096)], {0: CSR}, form="csr", axis=1),
     _sparse("sparse.retain", [T(*_W), T(512, fill="index", high=10000, dtype="int64")],
             {0: ROW_SPARSE}, covers=["_sparse_retain"]),
     _sparse("square_sum", [T(*_W)], {0: ROW_SPARSE}, covers=["_square_sum"],
             call="expression", expression="nd._internal._square_sum(a, axis=1)",
             note="row_sparse 10%: sum of squares per row (the norm of a sparse gradient)"),
     _sparse("sgd_update", [T(*_W, grad=False), T(*_W, grad=False)], {1: ROW_SPARSE},
-            variant="row_sparse", lr=0.01, lazy_update=True, out=Input(0),
+            form="row_sparse", lr=0.01, lazy_update=True, out=Input(0),
             note="row_sparse gradient 10%: the lazy update"),
     _sparse("adam_update", [T(*_W, grad=False), T(*_W, grad=False), T(*_W, fill="zeros"),
-                            T(*_W, fill="zeros")], {1: ROW_SPARSE}, variant="row_sparse",
+                            T(*_W, fill="zeros")], {1: ROW_SPARSE}, form="row_sparse",
             lr=0.01, lazy_update=True, out=Input(0),
             note="row_sparse gradient 10%: the lazy update"),
     _sparse("sparse.adagrad_update", [T(*_W, grad=False), T(*_W, grad=False),
@@ -451,7 +451,7 @@ SPARSE = [
                                              T(10000, 1, fill="zeros")], {1: ROW_SPARSE},
             lr=0.01, out=Input(0), covers=["_contrib_group_adagrad_update"]),
     _sparse("Embedding", [T(64, 128, fill="index", high=10000, dtype="float32"), T(*_W)], {},
-            variant="sparse_grad", input_dim=10000, output_dim=256, sparse_grad=True,
+            form="sparse_grad", input_dim=10000, output_dim=256, sparse_grad=True,
             backward=True, grad_stype={1: "row_sparse"},
             note="row_sparse weight gradient (sparse_grad=True)"),
     _sparse("contrib.SparseEmbedding", [T(64, 128, fill="index", high=10000, dtype="float32"),
@@ -514,7 +514,7 @@ _HUGE = 2 ** 31 + 2 ** 20
 
 def _large_tensor(name, inputs, **kwargs):
     return RegistryOperator(name, "large-tensor", [("large", case(*inputs, **kwargs))], [name],
-                            variant="int64_size", dtypes=("int8",), opt_in="MXBENCH_LARGE_TENSOR",
+                            form="int64_size", dtypes=("int8",), opt_in="MXBENCH_LARGE_TENSOR",
                             features=("INT64_TENSOR_SIZE",),
                             note="%d int8 elements (> 2**31): index arithmetic in int64"
                             % _HUGE)

@@ -10,12 +10,12 @@ Library API (each row is a dict; times in seconds):
 
     from mxbench.inside import adhoc
     adhoc.benchmark("softmax", inputs=[(32, 1000)], dtype="float16", kwargs={"axis": -1})
-    adhoc.run_operator("LeakyReLU", cases=["small"])   # every entry (variants too) x cases x dtypes
+    adhoc.run_operator("LeakyReLU", cases=["small"])   # every entry (other forms too) x cases x dtypes
     adhoc.run_category("reduction")
     adhoc.run_all(dtypes=["float32"])
 
 Names are mx.nd operator names (softmax, linalg_gemm2); an operator name means its catalogue
-entry and its variants, an asv class name (LeakyReLU_elu, Convolution_3d) one variant.
+entry and its other forms, an asv class name (LeakyReLU_elu, Convolution_3d) one form.
 Inputs given as shapes are built as the asv benchmarks build them (benchmarks/harness/:
 the catalogue's fill for that position, fixed seed, its keyword inputs and arguments);
 numpy arrays and NDArrays are used as they are.
@@ -110,7 +110,7 @@ Job = namedtuple("Job", "entry operator case_name case arrays dtype kwargs backw
 
 # --- names -----------------------------------------------------------------------------------
 def entries_named(name):
-    """Catalogue entries a name means: an operator (its entry and variants) or a class name."""
+    """Catalogue entries a name means: an operator (its entry and other forms) or a class name."""
     entries = [op for op in C.OPERATORS  # mx.np's entries by class name (np_dot)
                if op.name == name and op.call not in getattr(C, "NUMPY_CALLS", ())]
     if not entries and name in C.by_class_name():
@@ -119,9 +119,9 @@ def entries_named(name):
 
 
 def main_entry(name):
-    """The one entry a name means on its own: an operator's main entry, or the variant named."""
+    """The one entry a name means on its own: an operator's main entry, or the form named."""
     entries = entries_named(name)
-    return ([op for op in entries if not op.variant] or entries or [None])[0]
+    return ([op for op in entries if not op.form] or entries or [None])[0]
 
 
 def excluded():
@@ -290,7 +290,7 @@ def new_row(job, device, runs, warmup):
     row = OrderedDict()
     row["entry"] = job.entry
     row["operator"] = operator.name if operator is not None else job.entry
-    row["variant"] = operator.variant if operator is not None else ""
+    row["form"] = operator.form if operator is not None else ""
     row["category"] = operator.category if operator is not None else ""
     row["case"] = job.case_name
     row["inputs"] = shapes_label(job)
@@ -562,7 +562,7 @@ def benchmark(name, inputs=None, dtype=None, ctx="cpu", kwargs=None, runs=DEFAUL
               warmup=DEFAULT_WARMUP, case=None, backward=None, profile=False):
     """One row (a dict) for one operator: given inputs, or one catalogue case.
 
-    name: an operator (its main entry) or an asv class name (one variant, LeakyReLU_elu).
+    name: an operator (its main entry) or an asv class name (one form, LeakyReLU_elu).
     inputs: shapes (tuples), numpy arrays or NDArrays, one per positional input.
     case: the catalogue shape class (default: the entry's first); with `inputs` it supplies
     the fills and operator arguments. dtype: default the entry's first dtype.
@@ -606,7 +606,7 @@ def run_all(cases=None, dtypes=None, ctx="cpu", runs=DEFAULT_RUNS, warmup=DEFAUL
 
 
 # --- output ----------------------------------------------------------------------------------
-TABLE_COLUMNS = ("entry", "operator", "variant", "category", "case", "inputs", "dtype", "ctx",
+TABLE_COLUMNS = ("entry", "operator", "form", "category", "case", "inputs", "dtype", "ctx",
                  "kwargs", "phase", "status", "unit", "sample_count", "mean", "median", "min",
                  "max", "p50", "p90", "p99", "q25", "q75", "iqr", "kernel", "mxnet", "message")
 MARKDOWN_COLUMNS = ("entry", "case", "inputs", "dtype", "ctx", "phase", "status",
