@@ -15,7 +15,7 @@ def setup_arguments(subparsers):
         description=adhoc.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--op", action="append", metavar="NAME",
-                      help="operator (softmax, linalg_gemm2) or variant (LeakyReLU_elu); "
+                      help="operator (softmax, linalg_gemm2) or one form of it (LeakyReLU_elu); "
                            "repeatable")
     what.add_argument("--category", action="append", metavar="NAME",
                       help="every catalogue entry of a category; repeatable")
