@@ -42,9 +42,14 @@ def test_real_numbers_where_there_is_a_build(asv_e2e):
     for release in E2E_RELEASES:
         cpu = values(asv_e2e.result_file(release, "cpu-mkldnn"),
                      "bench_operators.dot.time_forward")
-        # params: shape x dtype x device; the cpu points are measured, the gpu ones skip.
+        # params: shape x dtype x device; a CPU environment's file keeps only the cpu device
+        # (its gpu points only skipped: docs/results-store.md), every point of it measured.
         measured = [v for v in cpu if v is not None and not math.isnan(v)]
-        assert len(measured) == len(cpu) // 2 and all(0 < v < 10 for v in measured)
+        assert len(measured) == len(cpu) > 0 and all(0 < v < 10 for v in measured)
+        data = load_results(asv_e2e.result_file(release, "cpu-mkldnn"))
+        params = data["results"]["bench_operators.dot.time_forward"][
+            data["result_columns"].index("params")]
+        assert params[-1] == ["'cpu'"], params
     data = load_results(asv_e2e.result_file("1.9.1", "cpu-mkldnn"))
     samples = data["results"]["bench_operators.dot.time_forward"][
         data["result_columns"].index("samples")]

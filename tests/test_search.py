@@ -226,7 +226,7 @@ def test_the_report_says_where_a_cliff_holds():
                        {"c191": "1.9.1", "c151": "1.5.1"}.get, lambda env: "cpu-mkldnn")
     row = [l for l in text.splitlines() if l.startswith("| softmax | cliff_300x1025")][0]
     assert "1.9.1 cpu-mkldnn 3.00x" in row and "1.5.1 cpu-mkldnn 1.00x (gone)" in row
-    assert "| softmax | 300x1025 | float32 | 3ms | 307500 |" in text  # a costliest shape
+    assert "| softmax | 1 of 1 | 300x1025 | float32 | 3ms | 307500 |" in text  # a costliest shape
 
 
 def search_files(tmp_path, **log):
