@@ -114,9 +114,10 @@ def main(argv=None):
     args = parse(argv)
     if getattr(args, "other_cpu", None):  # read where a recording or a merge checks the CPU
         os.environ[conditions.OTHER_CPU_ENV] = "1"
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # KeyboardInterrupt from here on
-    signal.signal(signal.SIGTERM, terminate)  # like Ctrl-C: one line, exit 143, nothing lost
     try:
+        # inside the try: a Ctrl-C in the very moment the handler changes is still caught
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # KeyboardInterrupt from here
+        signal.signal(signal.SIGTERM, terminate)  # like Ctrl-C: one line, exit 143, nothing lost
         if args.needs_project:
             chosen = getattr(args, "variant", None) or []
             args.project = load_project(
