@@ -27,7 +27,6 @@ from env_matrix.matrix import MatrixError
 from mxbench.asvrun import conditions, guard
 from mxbench.core import results
 from mxbench.core.errors import UserError
-# ROOT, DEFAULT_CONFIG and read_config are read here by mxbench/site/publish.py too
 from mxbench.core.project import ASV_DEFAULTS, DEFAULT_CONFIG, ROOT, read_config
 
 INTERRUPT_GRACE = 60  # seconds asv gets to finish after Ctrl-C before it is stopped
