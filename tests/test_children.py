@@ -306,7 +306,7 @@ def test_a_killed_publish_leaves_no_asv_publish_running(tmp_path):
 
     def asv_publish():  # asv itself (not mxbench's fork before it execs, nor the guard)
         return [pid for pid, cmd in command.children().items()
-                if " %s --config " % runner.asv_executable() in cmd and " publish" in cmd
+                if " %s --config " % runner.ASV_PUBLISH in cmd and " publish" in cmd
                 and "guard.py" not in cmd]
     command.wait_for("asv publish", asv_publish)
     time.sleep(1)

@@ -561,3 +561,34 @@ def test_render_markdown_reads_what_the_reports_print():
         "<a href=\"https://x.org/?a=1&amp;b=2\">e</a></p>\n<ul>\n<li>one</li>\n<li>two</li>\n"
         "</ul>\n<table>\n<tr><th>a</th><th>1</th></tr>\n"
         "<tr><td><code>x</code></td><td class=\"num\">2.5ms</td></tr>\n</table>")
+
+
+def test_asv_publish_with_memoized_range_queries_writes_asvs_site(project, tmp_path):
+    """asvrun/asv_publish.py (asv publish, each git range query asked once) writes what plain
+    asv publish writes: every file byte-identical but the build time (info.json) and the
+    order of the regressions (asv's worker pool hands them back in any order: regressions.json
+    and its feed)."""
+    sites = {}
+    for name, command in (("plain", [runner.asv_executable()]),
+                          ("memoized", [sys.executable, runner.ASV_PUBLISH])):
+        sites[name] = tmp_path / name
+        proc = subprocess.run(command + ["--config", str(project.conf_path), "publish",
+                                         "--html-dir", str(sites[name])],
+                              cwd=str(project.base), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
+        assert proc.returncode == 0, proc.stdout[-3000:]
+    files = [sorted(str(p.relative_to(site)) for p in site.rglob("*") if p.is_file())
+             for site in sites.values()]
+    assert files[0] == files[1] and len(files[0]) > 10
+    regressions = json.loads((sites["plain"] / "regressions.json").read_text())["regressions"]
+    assert regressions, "no regression: the range queries were not exercised"
+    for rel in files[0]:
+        plain, memoized = ((site / rel).read_bytes() for site in sites.values())
+        if rel == "info.json":
+            plain, memoized = (dict(json.loads(b), timestamp=0) for b in (plain, memoized))
+        elif rel == "regressions.json":
+            plain, memoized = (sorted(map(json.dumps, json.loads(b)["regressions"]))
+                               for b in (plain, memoized))
+        elif rel == "regressions.xml":  # the same entries, in that order
+            plain, memoized = (sorted(b.splitlines()) for b in (plain, memoized))
+        assert plain == memoized, rel

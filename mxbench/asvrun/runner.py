@@ -50,6 +50,11 @@ def asv_executable():
     return candidate if os.path.exists(candidate) else "asv"
 
 
+# `asv publish` with git's answer for each commit range asked once (run by path, with the
+# tool venv's Python: it imports only asv)
+ASV_PUBLISH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "asv_publish.py")
+
+
 def config_copy(config, path, **changes):
     """Write to `path` a copy of an asv config with some keys changed. Relative paths and
     {conf_dir} are resolved against the original's folder, so the copy works from anywhere."""

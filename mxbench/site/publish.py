@@ -120,7 +120,7 @@ def site_results(store, workdir, extra=None):
 
 # --- asv publish -------------------------------------------------------------------------------
 def run_asv_publish(config, staging, results_dir, workdir, asv_extra=(), log=print):
-    """The real `asv publish` with a copy of `config` whose html_dir is `staging` and whose
+    """The real `asv publish` (asvrun/asv_publish.py) with a copy of `config` whose html_dir is `staging` and whose
     results_dir is `results_dir`.
 
     asv's output (stdout and stderr) is passed on to our stdout as it comes; a failure is a
@@ -130,7 +130,8 @@ def run_asv_publish(config, staging, results_dir, workdir, asv_extra=(), log=pri
     from mxbench.asvrun import guard
     copy = runner.config_copy(config, os.path.join(workdir, os.path.basename(config)),
                                 html_dir=staging, results_dir=results_dir)
-    cmd = [runner.asv_executable(), "--config", copy, "publish"] + list(asv_extra)
+    # asv's own command line, each git range query asked once (asvrun/asv_publish.py)
+    cmd = [sys.executable, runner.ASV_PUBLISH, "--config", copy, "publish"] + list(asv_extra)
     log("$ %s   # %s with html_dir=%s" % (" ".join(cmd), config, staging))
     sys.stdout.flush()
     tail = collections.deque(maxlen=40)
