@@ -36,6 +36,9 @@ REAL_MACHINE_FILE = REAL_HOME / ".asv-machine.json"
 # TMPDIR for every process it starts) go there when it has room for a whole session (up to
 # ~5 GB: asv environments with MXNet in them). MXBENCH_TESTS_TMPDIR=DIR names another;
 # MXBENCH_TESTS_TMPDIR= (empty) keeps the system's.
+# The asv environments stay on disk (ENV_ROOT: the system's temporary folder), as a user's
+# are: a benchmark's peak memory counts the pages of libmxnet.so it maps, and a file in a tmpfs
+# is counted otherwise (1.6.0 -> 1.7.0.post1's import memory regression of test_site vanishes).
 MEMORY_TMP = Path("/dev/shm")
 MEMORY_TMP_FREE = 10 << 30
 
@@ -56,11 +59,21 @@ def _session_tmpdir():
 
 if "MXBENCH_TESTS_TMPDIR_SET" not in os.environ:  # the controller; workers inherit it
     os.environ["MXBENCH_TESTS_TMPDIR_SET"] = "1"
+    os.environ["MXBENCH_TESTS_ENV_ROOT"] = os.path.join(tempfile.gettempdir(),
+                                                        "mxbench-tests-envs")
     _tmpdir = _session_tmpdir()
     if _tmpdir:
         os.makedirs(_tmpdir, exist_ok=True)
         os.environ["TMPDIR"] = _tmpdir
 tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+ENV_ROOT = Path(os.environ["MXBENCH_TESTS_ENV_ROOT"]) / os.environ.get("PYTEST_XDIST_WORKER",
+                                                                       "main")
+
+
+def disk_env_dir():
+    """A new folder for asv environments, on disk (ENV_ROOT; removed when the process ends)."""
+    ENV_ROOT.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="env-", dir=str(ENV_ROOT)))
 
 _MADE_TEST_HOME = "MXBENCH_TESTS_HOME" not in os.environ
 if _MADE_TEST_HOME:
@@ -129,7 +142,7 @@ class AsvProject(object):
 
     def __init__(self, base, env_dir=None):
         self.base = Path(base)
-        self.env_dir = Path(env_dir) if env_dir else self.base / "env"
+        self.env_dir = Path(env_dir) if env_dir else disk_env_dir()
         self.ladder = self.base / "ladder"
         self.results_dir = self.base / "results"
         self.html_dir = self.base / "html"
@@ -359,5 +372,6 @@ def describe_bytes(data):
 
 
 def pytest_unconfigure(config):
+    shutil.rmtree(str(ENV_ROOT), ignore_errors=True)  # this process's asv environments
     if _MADE_TEST_HOME and not hasattr(config, "workerinput"):
         shutil.rmtree(os.environ.get("MXBENCH_TESTS_HOME", ""), ignore_errors=True)

@@ -13,9 +13,12 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
+import weakref
+from pathlib import Path
 
 import pytest
 
@@ -73,8 +76,9 @@ class Command(object):
 
     def __init__(self, argv, tmp_path):
         self.mark = uuid.uuid4().hex
-        self.tmp = tmp_path / "tmp"
-        self.tmp.mkdir()
+        # short: asv's forkserver socket lives in it (a Unix socket's path: 107 bytes at most)
+        self.tmp = Path(tempfile.mkdtemp(prefix="cmd-"))
+        weakref.finalize(self, shutil.rmtree, str(self.tmp), True)
         self.log = tmp_path / "command.log"
         env = dict(os.environ, **{MARK: self.mark, "TMPDIR": str(self.tmp)})
         with open(str(self.log), "w") as out:
@@ -140,7 +144,7 @@ def test_a_killed_run_leaves_no_process_running_and_no_lock_held(recorded_projec
     # long enough samples that the kill finds the benchmark running
     command = Command(project.mxbench_command(
         "run", HEAD, "--flavor", FLAVOR, "--rerun", "--bench", ADD_RE, "--",
-        "-a", "rounds=1", "-a", "repeat=500", "-a", "warmup_time=1"), tmp_path)
+        "-a", "rounds=1", "-a", "repeat=500", "-a", "warmup_time=4"), tmp_path)
     command.wait_for("asv forkserver", lambda: command_lines(command, "run_server"))
     time.sleep(1)
     from mxbench.core.project import load as load_project

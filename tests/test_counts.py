@@ -13,8 +13,9 @@ import sys
 import pytest
 
 from env_matrix import ladder
+from mxbench.asvrun import runner
 from mxbench.core import results
-from tests.conftest import HISTORY_MACHINE, ROOT
+from tests.conftest import E2E_MACHINE, HISTORY_MACHINE, ROOT
 
 MACHINE = "counts-fixture"
 FLAVOR = "cpu-mkldnn"
@@ -310,8 +311,10 @@ def test_asv_passes_the_selection_to_the_counting_process(tmp_path):
     config = tmp_path / "asv.conf.json"
     config.write_text(json.dumps(conf))
     env = dict(os.environ, MXBENCH_INSTRUCTION_POINTS=r"^bench_instructions\.dot\.track_forward\(")
+    # a machine of the tests' own (asv run would otherwise ask for this host's, by its name)
+    machine = runner.ensure_machine(E2E_MACHINE)
     proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "asv"), "--config",
-                           str(config), "run", "--python=same", "-e", "-b",
+                           str(config), "run", "--machine", machine, "--python=same", "-e", "-b",
                            r"^bench_instructions\.(dot|relu)\.track_forward\("], cwd=str(ROOT),
                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, timeout=1500)

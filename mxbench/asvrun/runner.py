@@ -388,22 +388,24 @@ def _release(path):
         os.close(held[0])
 
 
-def lock_paths(project):
+def lock_paths(project, environments=True):
     """(path, what) of the locks a recording holds: the checkout's (its results and staging)
-    and the asv environments' (one wheel installed at a time)."""
+    and, unless environments is False, the asv environments' (one wheel installed at a
+    time)."""
     return [(os.path.join(project.work_dir, "record.lock"),
-             "checkout (results in %s)" % project.results_dir),
-            (os.path.abspath(project.env_dir) + ".lock",
-             "asv environment directory (%s)" % project.env_dir)]
+             "checkout (results in %s)" % project.results_dir)] + (
+        [(os.path.abspath(project.env_dir) + ".lock",
+          "asv environment directory (%s)" % project.env_dir)] if environments else [])
 
 
 @contextlib.contextmanager
-def recording(project):
-    """Hold this checkout's and these asv environments' recording locks (re-entrant);
+def recording(project, environments=True):
+    """Hold this checkout's and (unless environments is False: a command that installs
+    nothing, such as a merge) these asv environments' recording locks (re-entrant);
     UserError naming the holder when another process has one."""
     taken = []
     try:
-        for path, what in lock_paths(project):
+        for path, what in lock_paths(project, environments):
             _acquire(path, what)
             taken.append(path)
         yield

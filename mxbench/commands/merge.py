@@ -34,7 +34,9 @@ def require_same_cpu_kinds(store, source):
 
 def cmd_merge(args):
     store = args.project.store
-    with runner.recording(args.project):  # not while a run merges into the same results
+    # not while a run merges into the same results; a merge installs nothing, so a run in
+    # another checkout sharing the asv environments does not stop it
+    with runner.recording(args.project, environments=False):
         for source in args.dirs:
             require_same_cpu_kinds(store, source)
         for source in args.dirs:
