@@ -178,7 +178,7 @@ def test_a_point_recorded_in_one_environment_is_measured_only_where_it_is_missin
     """asv runs every point of a run in each of its commits and environments: a run must
     group only the releases and environments that need the same points, or a point missing
     in one environment is measured again (its result replaced) in another."""
-    from mxbench.commands.run import run_groups
+    from mxbench.asvrun.release_runs import run_groups
     needs = {("1.9.0", "e1"): ["p", "q"], ("1.9.0", "e2"): ["q"],  # p recorded in e2
              ("1.9.1", "e1"): ["p", "q"], ("1.9.1", "e2"): ["p", "q"],
              ("2.0.0", "e1"): [], ("2.0.0", "e2"): []}
