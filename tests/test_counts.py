@@ -253,9 +253,9 @@ def test_find_on_counts_refuses_what_has_no_count(tmp_path):
 
 def test_run_and_find_name_the_variable_that_bench_instructions_reads():
     from benchmarks import bench_instructions
-    from mxbench.commands import find, run
-    assert run.INSTRUCTION_POINTS == bench_instructions.SELECTION_VARIABLE
-    assert find.instruction_points_env is run.instruction_points_env  # find's probes too
+    from mxbench.asvrun import bisection, recording
+    assert recording.INSTRUCTION_POINTS == bench_instructions.SELECTION_VARIABLE
+    assert bisection.instruction_points_env is recording.instruction_points_env  # find's probes
 
 
 def test_a_run_counts_only_the_instruction_points_it_records(monkeypatch):
@@ -263,7 +263,7 @@ def test_a_run_counts_only_the_instruction_points_it_records(monkeypatch):
     layers' points must not count the operators' whole table again), and none for timings."""
     import re
     from benchmarks import bench_instructions as B
-    from mxbench.commands.run import instruction_points_env
+    from mxbench.asvrun.recording import instruction_points_env
     layer = B.layer_points()[0]
     names = [B.point_name(*layer), B.point_name("dot", "small", "float32", "forward"),
              "bench_operators.dot.time_forward('medium', 'float32', 'cpu')"]

@@ -127,7 +127,7 @@ def test_the_plan_measures_every_field_point_of_the_bracketing_pair(monkeypatch)
 
 
 def test_only_the_changes_the_history_confirmed_past_the_ratio_are_measured_again(monkeypatch):
-    from mxbench.commands import confirm
+    from mxbench.reports import confirmations
     from mxbench.reports.confirmations import CONFIRMED, REFUTED, Verdict
     changes = [Change("a", 1, 2.0, 2.0, "slower", "seconds"),
                Change("b", 1, 0.6, 0.6, "faster", "seconds"),
@@ -135,7 +135,7 @@ def test_only_the_changes_the_history_confirmed_past_the_ratio_are_measured_agai
                Change("d", 1, 3.0, 3.0, "slower", "seconds")]
     confirmed = {"a": (CONFIRMED, 1.9), "b": (CONFIRMED, 0.62), "c": (CONFIRMED, 1.3),
                  "d": (REFUTED, 1.0)}
-    monkeypatch.setattr(confirm, "verdicts", lambda *a: [
+    monkeypatch.setattr(confirmations, "verdicts", lambda *a: [
         Verdict(c, confirmed[c.name][0], confirmed[c.name][1], 0, 0) for c in a[5]])
-    kept = confirm.confirmed_at_least(None, "m", "x", "y", "f", changes, 1.2, 1.5)
+    kept = confirmations.confirmed_at_least(None, "m", "x", "y", "f", changes, 1.2, 1.5)
     assert [c.name for c in kept] == ["a", "b"]

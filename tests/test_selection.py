@@ -178,7 +178,7 @@ def test_a_point_recorded_in_one_environment_is_measured_only_where_it_is_missin
     """asv runs every point of a run in each of its commits and environments: a run must
     group only the releases and environments that need the same points, or a point missing
     in one environment is measured again (its result replaced) in another."""
-    from mxbench.commands.run import run_groups
+    from mxbench.asvrun.release_runs import run_groups
     needs = {("1.9.0", "e1"): ["p", "q"], ("1.9.0", "e2"): ["q"],  # p recorded in e2
              ("1.9.1", "e1"): ["p", "q"], ("1.9.1", "e2"): ["p", "q"],
              ("2.0.0", "e1"): [], ("2.0.0", "e2"): []}
@@ -191,3 +191,49 @@ def test_a_point_recorded_in_one_environment_is_measured_only_where_it_is_missin
     # one run where releases need the same points everywhere, as before
     assert (["p", "q"], ["1.9.1"], ["e1", "e2"]) in groups
     assert ([], ["2.0.0"], ["e1", "e2"]) in groups
+
+
+def test_the_versions_the_selection_compares_are_the_recorded_ones():
+    """discover() is asv's own discovery: every benchmark's version is the one asv recorded
+    (results/benchmarks.json, asv's truth), so to_measure never takes a recorded point for
+    one of another version."""
+    recorded = json.loads((S_ROOT / "results" / "benchmarks.json").read_text())
+    both = [b for b in SUITE if b.name in recorded]
+    assert len(both) > 3000
+    assert [b.name for b in both if b.version != recorded[b.name]["version"]] == []
+    # (the parameter values may have grown since: test_discovery.py holds those)
+    assert [b.name for b in both if b.param_names != recorded[b.name]["param_names"]] == []
+
+
+def test_a_suite_that_cannot_be_imported_is_one_user_error(tmp_path, monkeypatch):
+    from env_matrix.matrix import MatrixError
+    suite = tmp_path / "broken_suite"
+    suite.mkdir()
+    (suite / "__init__.py").write_text("")
+    (suite / "bench_x.py").write_text("import no_such_module_here\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        S.discover("broken_suite")
+    except MatrixError as exc:
+        assert str(exc) == ("cannot import the benchmark suite to select its points: No module "
+                            "named 'no_such_module_here'")
+    else:
+        raise AssertionError("discover() imported a broken suite")
+
+
+def test_the_wrapper_reads_a_class_s_selection_attributes_off_its_class(tmp_path, monkeypatch):
+    """asv's discovery hands over a method of an instance; the selection reads the class."""
+    suite = tmp_path / "tiny_suite"
+    suite.mkdir()
+    (suite / "__init__.py").write_text("")
+    (suite / "bench_t.py").write_text(
+        "class Shapes(object):\n"
+        "    params = ['small', 'medium']\n"
+        "    short_params = {'param1': ['small']}\n"
+        "    def time_x(self, shape):\n        pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    [found] = S.discover("tiny_suite")
+    assert (found.name, found.cls.__name__, found.param_names, found.params) == (
+        "bench_t.Shapes.time_x", "Shapes", ["param1"], [["'small'", "'medium'"]])
+    assert len(found.version) == 64  # asv's hash of the code: no version declared
+    assert S.selected_points(found, "short") == [("'small'",)]

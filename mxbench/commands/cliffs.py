@@ -4,6 +4,7 @@ import os
 
 from benchmarks.catalogue.cliffs import read_cliffs
 from mxbench.core import errors
+from mxbench.core.cliff_rule import SEARCH_DIR
 from mxbench.core.project import ROOT
 from mxbench.core.tables import write_output
 from mxbench.reports import cliffs
@@ -13,8 +14,8 @@ def setup_arguments(subparsers):
     parser = subparsers.add_parser(
         "cliffs", help="the performance cliffs the search found, and where each holds",
         description=cliffs.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--search-dir", default=os.path.join(ROOT, cliffs.SEARCH_DIR),
-                        metavar="DIR", help="the search logs (default %s)" % cliffs.SEARCH_DIR)
+    parser.add_argument("--search-dir", default=os.path.join(ROOT, SEARCH_DIR),
+                        metavar="DIR", help="the search logs (default %s)" % SEARCH_DIR)
     parser.add_argument("--cliffs-file", metavar="FILE",
                         help="cliff data (default benchmarks/catalogue/cliffs.json)")
     parser.add_argument("-o", "--output", help="file to write (default: stdout)")

@@ -21,26 +21,22 @@ that two recordings of one release (recorded as NAME_A and NAME_B) flag, measure
 the release against itself (odd rounds against even rounds, results-confirmations/aa-RELEASE/).
 Whatever it confirms is a false positive of the method; it should confirm nothing.
 """
-import os
-from tabulate import tabulate
-
 from mxbench.asvrun import runner
-from mxbench.commands.run import record_points
+from mxbench.asvrun.confirmation import record_rounds
 from mxbench.core import errors
 from mxbench.core.arguments import (allow_busy_argument, at_least, bench_argument,
                                     factor_argument, flavor_argument, positive_factor,
                                     positive_int)
 from mxbench.core.errors import UserError
-from mxbench.core.formatting import human_value, ratio_text
-from mxbench.core.project import ROOT, load as load_project
+from mxbench.core.project import load as load_project
 from mxbench.asvrun.conditions import cpu_identity, cpu_kind, cpu_kind_text
-from mxbench.reports import documented
-from mxbench.reports.confirmations import (CONFIRMED, FACTOR, INCONCLUSIVE, MIN_ROUNDS, ROUNDS, STATES,
-                                           UNCONFIRMED, aa_candidates, aa_project, aa_verdicts,
-                                           candidates,
+from mxbench.reports import confirmations, documented
+from mxbench.reports.confirmations import (FACTOR, MIN_ROUNDS, ROUNDS, STATES,
+                                           aa_candidates, aa_project, aa_verdicts, candidates,
                                            confirmation_project, counts, counts_text,
-                                           history_of, interval_text, kind_label,
-                                           round_arguments, verdicts)
+                                           history_of, kind_label, round_arguments, verdicts)
+from mxbench.reports.noise import Noise
+
 
 def setup_arguments(subparsers):
     parser = subparsers.add_parser(
@@ -159,25 +155,32 @@ def confirm_pair(project, machine, args, base, head, history=None):
     history = history or machine
     for release in (base, head):
         project.require_build(release, args.flavor)
-    changes = selected(candidates(project, history, base, head, args.flavor, args.factor,
-                                  noise_table(args, history, own_machine=True)), args)
+    changes = confirmations.selected(
+        candidates(project, history, base, head, args.flavor, args.factor,
+                   noise_table(args, history, own_machine=True)), args.bench)
     if args.confirmed_at_least:
-        changes = confirmed_at_least(project, history, base, head, args.flavor, changes,
-                                     args.factor, args.confirmed_at_least)
+        changes = confirmations.confirmed_at_least(project, history, base, head, args.flavor,
+                                                   changes, args.factor,
+                                                   args.confirmed_at_least)
 
     def judge(these):
         return verdicts(project, history, base, head, args.flavor, these, args.factor, machine)
     todo = changes
     if not args.list and not args.rerun:
-        todo, judged = pending(judge, args, base, head, changes)
+        judged = judge(changes)
+        todo = confirmations.waiting(judged)
         if changes and not todo:
+            print("%s -> %s, %s: every one of the %d candidate(s)%s has a verdict (%s); "
+                  "--rerun measures them again" % (base, head, args.flavor, len(changes),
+                                                   selection_text(args),
+                                                   counts_text(counts(judged))))
             return errors.OK, judged
     todo = todo[:args.limit] if args.limit else todo
     if not todo:
         print("%s -> %s, %s: the history flags no change at %.2fx%s: nothing to confirm"
               % (base, head, args.flavor, args.factor, selection_text(args)))
         return errors.OK, []
-    code = 0
+    code = errors.OK
     if not args.list:
         code = record(project, machine, args, confirmation_project(project, base, head),
                       [base, head], [c.name for c in todo], args.rounds,
@@ -185,15 +188,8 @@ def confirm_pair(project, machine, args, base, head, history=None):
                       % (base, head, args.flavor, args.rounds))
         if code not in (0, 2):  # 2: some benchmark failed; the others still have verdicts
             return code, []
-    print_verdicts(judge(todo), base, head, args.flavor)
+    print(confirmations.verdicts_text(judge(todo), base, head, args.flavor))
     return code, judge(todo if args.list else changes)
-
-
-def confirmed_at_least(project, history, base, head, flavor, changes, factor, ratio):
-    """The changes that the history's own confirmation runs confirmed, at `ratio` or more
-    either way (its confirmed ratio, not the history's)."""
-    return [v.change for v in verdicts(project, history, base, head, flavor, changes, factor)
-            if v.state == CONFIRMED and max(v.ratio, 1 / v.ratio) >= ratio]
 
 
 def cmd_confirm_documented(args):
@@ -215,7 +211,7 @@ def cmd_confirm_documented(args):
         print("machine %s has no records of %s at a documented change's shapes: record them "
               "with python -m mxbench run RELEASES --selection field" % (history, args.flavor))
         return errors.OK
-    code = 0
+    code = errors.OK
     for (base, head), names in plan.items():
         todo = names if args.rerun or args.list else documented.unmeasured(
             project, machine, base, head, args.flavor, names)
@@ -229,7 +225,7 @@ def cmd_confirm_documented(args):
             return code
     rows = documented.judged_rows(project, history, machine, args.flavor, args.factor,
                                   committed)
-    print(tabulate([documented.table_row(r) for r in rows], headers=documented.TABLE_HEADERS))
+    print(documented.table_text(rows))
     return code
 
 
@@ -242,9 +238,10 @@ def cmd_confirm_aa(args):
     machine = args.machine or runner.machine_name()
     project.require_build(release, args.flavor)
     name_a, name_b = args.aa
-    changes = narrow(aa_candidates(project, release, args.flavor, name_a, name_b, args.factor,
-                                   noise_table(args, machine), results_only=bool(args.results)),
-                   args)
+    changes = confirmations.narrowed(
+        aa_candidates(project, release, args.flavor, name_a, name_b, args.factor,
+                      noise_table(args, machine), results_only=bool(args.results)),
+        args.bench, args.limit)
     label = "A/A %s %s (%s vs %s)" % (release, args.flavor, name_a, name_b)
     if not changes:
         print("%s: no change flagged at %.2fx%s: nothing to confirm"
@@ -252,9 +249,8 @@ def cmd_confirm_aa(args):
         return errors.OK
     # A point measured for another A/A pair of the release is not measured again (its
     # rounds are the release against itself, whichever pair flagged it; --rerun does)
-    todo = changes if args.rerun else [
-        v.change for v in aa_verdicts(project, machine, release, args.flavor, changes,
-                                      args.factor) if v.state == UNCONFIRMED]
+    todo = changes if args.rerun else confirmations.waiting(
+        aa_verdicts(project, machine, release, args.flavor, changes, args.factor))
     if not args.list and todo:
         # the release alone: odd rounds are side A, even rounds side B
         code = record(project, machine, args, aa_project(project, release), [release],
@@ -267,88 +263,26 @@ def cmd_confirm_aa(args):
         print("%s: every one of the %d candidate(s) has a verdict; --rerun measures them again"
               % (label, len(changes)))
     results = aa_verdicts(project, machine, release, args.flavor, changes, args.factor)
-    print_verdicts(results, name_a, name_b, args.flavor, label="A/A " + release,
-                   note="every confirmed one is a false positive")
+    print(confirmations.verdicts_text(results, name_a, name_b, args.flavor,
+                                      label="A/A " + release,
+                                      note="every confirmed one is a false positive"))
     return errors.OK
 
 
 def noise_table(args, machine, own_machine=False):
-    """--noise FILE's table; with --beyond-noise alone, the committed table of the machine
-    whose history is read (another host's noise says nothing of it). `own_machine`: a FILE
-    must be that machine's too (an A/A pair's sides carry names of their own, so --aa takes
-    any, as `changes aa --noise` does)."""
-    from mxbench.reports.noise import Noise
-    if args.noise:
-        noise = Noise.load(args.noise, required=True)
-        if own_machine and not noise.serves(machine):
-            raise UserError(noise.not_serving_text(machine))
-        return noise
-    if not args.beyond_noise:
-        return None
-    noise = Noise.of_machine(machine)
-    if not noise:
-        raise UserError("--beyond-noise: %s; build it with python -m mxbench noise, or give "
-                        "one with --noise FILE" % noise.missing_text(machine))
-    return noise
-
-
-def pending(judge, args, base, head, changes):
-    """([the changes that no confirmation run has judged yet], [Verdict] of all): a run
-    measures only those, as `mxbench run` measures only what is not recorded; when every one
-    has a verdict, it says so in one line. judge(changes) -> [Verdict]."""
-    judged = judge(changes)
-    waiting = [v.change for v in judged if v.state == UNCONFIRMED]
-    if changes and not waiting:
-        print("%s -> %s, %s: every one of the %d candidate(s)%s has a verdict (%s); --rerun "
-              "measures them again" % (base, head, args.flavor, len(changes),
-                                       selection_text(args), counts_text(counts(judged))))
-    return waiting, judged
-
-
-def selected(changes, args):
-    if args.bench:
-        import re
-        changes = [c for c in changes if re.search(args.bench, c.name)]
-    return changes
-
-
-def narrow(changes, args):
-    changes = selected(changes, args)
-    return changes[:args.limit] if args.limit else changes
+    """--noise FILE's table, or with --beyond-noise the machine's (reports/noise.py)."""
+    return Noise.chosen(machine, args.noise, args.beyond_noise, own_machine)
 
 
 def selection_text(args):
-    at_least = getattr(args, "confirmed_at_least", None)
-    return " (asv's rule%s%s%s)" % (
-        ", beyond each point's noise" if args.beyond_noise or args.noise else "",
-        ", confirmed by the history's own runs at %sx or more" % at_least if at_least else "",
-        ", -b %s" % args.bench if args.bench else "")
+    return confirmations.selection_text(args.bench, bool(args.beyond_noise or args.noise),
+                                        getattr(args, "confirmed_at_least", None))
 
 
 def record(project, machine, args, target, releases, names, rounds, what):
     """These releases, `rounds` interleaved rounds, only these points, into `target` (a
-    confirmation store); merged only once asv has finished every round (a run cut short
-    leaves nothing a verdict could be drawn from)."""
-    runner.ensure_machine(machine)
-    project.ensure_ladder()
-    print("confirming %d candidate(s) of %s into %s"
-          % (len(names), what, os.path.relpath(target.results_dir, ROOT)),
-          flush=True)
+    confirmation store): asvrun/confirmation.py."""
     # ours last: the verdict cuts each point's samples into rounds of ROUND_SAMPLES again
-    return record_points(target, machine, releases, [project.environment(args.flavor)], names,
-                         list(args.asv_args) + round_arguments(rounds),
-                         allow_busy=args.allow_busy, whole_run=True)
-
-
-def print_verdicts(results, base, head, flavor, label=None, note=None):
-    rows = [(v.change.name, human_value(v.change.before, v.change.unit),
-             human_value(v.change.after, v.change.unit), ratio_text(v.change.ratio),
-             v.state, interval_text(v)) for v in results]
-    print(tabulate(rows, headers=["point", base, head, "recorded" if label else "history",
-                                  "verdict", "interleaved ratio [95 % interval]"]))
-    count = counts(results)
-    print("%s, %s: %s%s" % (label or "%s -> %s" % (base, head), flavor, counts_text(count),
-                            " (%s)" % note if note else ""))
-    if count[INCONCLUSIVE]:
-        print("inconclusive: the interleaved run can neither confirm nor refute them; "
-              "more --rounds can")
+    return record_rounds(project, machine, project.environment(args.flavor), target, releases,
+                         names, list(args.asv_args) + round_arguments(rounds), what,
+                         allow_busy=args.allow_busy)

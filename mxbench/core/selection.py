@@ -7,9 +7,7 @@ the shapes of documented changes and real work, benchmarks/catalogue/field.py). 
 benchmarks' parameter grids as they are, so all write the same benchmark versions. The rule
 and the declared exceptions: docs/measurement.md.
 """
-import importlib
 import inspect
-import pkgutil
 import re
 
 from mxbench.core import results
@@ -19,7 +17,6 @@ SELECTIONS = ("short", "long", "field")
 DEFAULT_SELECTION = "short"
 SHORT_SHAPE = "medium"
 FIELD_PREFIX = "field-"  # the name of every field case (benchmarks/catalogue/field.py)
-BENCHMARK_PREFIXES = ("time_", "timeraw_", "track_", "peakmem_", "mem_")
 # asv compiles every -b into a regex and tries each on each point's name: keep each one short
 # enough for the command line (a single argument may hold 128 KiB on Linux).
 NAMES_PER_REGEX = 200
@@ -28,15 +25,22 @@ NOTHING = "^$(?!)"  # a -b that selects no benchmark
 
 class Benchmark(object):
     """One asv benchmark as asv names it: module.Class.method, its parameter axes and
-    values (as asv writes them: repr), and the class's declared version (or None)."""
+    values (as asv writes them: repr), its version (asv's: the declared one, else a hash of
+    its code), and its class, whose attributes the selection reads (short_params, short,
+    short_methods, devices_only)."""
 
-    def __init__(self, name, cls, param_names, params):
+    def __init__(self, name, cls, param_names, params, version=None):
         self.name = name
         self.method = name.rsplit(".", 1)[-1]
         self.cls = cls
         self.param_names = list(param_names)
         self.params = [list(axis) for axis in params]
-        self.version = getattr(cls, "version", None)
+        self.version = version
+
+    @classmethod
+    def of_asv(cls, found):
+        """The wrapper of one benchmark that asv_runner's discovery yields."""
+        return cls(found.name, owner(found), found.param_names, found.params, found.version)
 
     def points(self, values=None):
         """The parameter points (tuples of repr strings), all or those within `values`
@@ -44,32 +48,23 @@ class Benchmark(object):
         return results.row_points(values if values is not None else self.params)
 
 
+def owner(found):
+    """The class of an asv benchmark's method (a free function's module)."""
+    bound = getattr(found.func, "__self__", None)
+    return type(bound) if bound is not None else inspect.getmodule(found.func)
+
+
 def discover(package="benchmarks"):
-    """Every benchmark of the suite, by importing its modules (they import no MXNet)."""
+    """Every benchmark of the suite, found by asv's own discovery (asv_runner, the code asv
+    runs in each environment: one truth for the names, parameters and versions), in the
+    order of their names. It imports the suite's modules, which import no MXNet."""
+    from asv_runner.discovery import disc_benchmarks
     from env_matrix.matrix import MatrixError
     try:
-        pkg = importlib.import_module(package)
-        modules = [importlib.import_module("%s.%s" % (package, info.name))
-                   for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name)
-                   if not info.name.startswith("_")]
+        found = [Benchmark.of_asv(b) for b in disc_benchmarks(package)]
     except ImportError as exc:
         raise MatrixError("cannot import the benchmark suite to select its points: %s" % exc)
-    found = []
-    for module in modules:
-        short_name = module.__name__.rsplit(".", 1)[-1]
-        for attr, cls in sorted(vars(module).items()):
-            if not inspect.isclass(cls) or attr.startswith("_"):
-                continue
-            params = getattr(cls, "params", [])
-            if params and not isinstance(params[0], (list, tuple)):
-                params = [params]  # asv: a flat list is one axis
-            names = (getattr(cls, "param_names", None)
-                     or ["param%d" % (i + 1) for i in range(len(params))])
-            for method in sorted(dir(cls)):
-                if method.startswith(BENCHMARK_PREFIXES) and callable(getattr(cls, method)):
-                    found.append(Benchmark("%s.%s.%s" % (short_name, cls.__name__, method), cls,
-                                           names, [[repr(v) for v in axis] for axis in params]))
-    return found
+    return sorted(found, key=lambda b: b.name.split("."))
 
 
 def short_values(benchmark):

@@ -16,7 +16,7 @@ import os
 from collections import OrderedDict
 
 from mxbench.core import errors
-from mxbench.core.cliff_rule import SEARCH_DIR, THRESHOLD, ratios  # noqa: F401 (the site's)
+from mxbench.core.cliff_rule import THRESHOLD, ratios
 from mxbench.core.formatting import ratio_text, seconds_text
 
 CLIFFS_BENCHMARK = "bench_cliffs.%s.time_forward"

@@ -5,7 +5,10 @@ interleaved ratio and its 95 % interval. Read by `confirm` and by the changes re
 """
 import math
 import os
+import re
 from collections import namedtuple
+
+from tabulate import tabulate
 
 from mxbench.asvrun.conditions import cpu_kind_text, recorded_cpu_kinds
 from env_matrix.matrix import MatrixError
@@ -14,7 +17,7 @@ from mxbench.core.project import load as load_project
 from mxbench.core.arguments import HISTORY_FACTOR
 from mxbench.core.change_rule import compare
 from mxbench.core.errors import UserError
-from mxbench.core.formatting import ratio_text
+from mxbench.core.formatting import human_value, ratio_text
 from mxbench.core.results import by_name
 from mxbench.core.stats import measured_rounds, round_ratio_interval, rounds_separated
 from mxbench.reports.sides import side_pair
@@ -318,3 +321,52 @@ def held_verdicts(project, factor):
                 out += [HeldVerdict(base, head, machine, flavor_of[env_name], env_name, v)
                         for v in judged]
     return out
+
+
+# --- the candidates a confirm run takes, and what it prints ----------------------------------
+def selected(changes, bench=None):
+    """The changes whose name the regex `bench` finds (all without one)."""
+    return [c for c in changes if re.search(bench, c.name)] if bench else changes
+
+
+def narrowed(changes, bench=None, limit=None):
+    """selected(), then the first `limit` of them."""
+    changes = selected(changes, bench)
+    return changes[:limit] if limit else changes
+
+
+def confirmed_at_least(project, history, base, head, flavor, changes, factor, ratio):
+    """The changes that the history's own confirmation runs confirmed, at `ratio` or more
+    either way (its confirmed ratio, not the history's)."""
+    return [v.change for v in verdicts(project, history, base, head, flavor, changes, factor)
+            if v.state == CONFIRMED and max(v.ratio, 1 / v.ratio) >= ratio]
+
+
+def waiting(judged):
+    """The changes of these verdicts that no confirmation run has judged yet."""
+    return [v.change for v in judged if v.state == UNCONFIRMED]
+
+
+def selection_text(bench=None, beyond_noise=False, at_least=None):
+    """How the candidates were chosen: asv's rule, and what narrowed it."""
+    return " (asv's rule%s%s%s)" % (
+        ", beyond each point's noise" if beyond_noise else "",
+        ", confirmed by the history's own runs at %sx or more" % at_least if at_least else "",
+        ", -b %s" % bench if bench else "")
+
+
+def verdicts_text(results, base, head, flavor, label=None, note=None):
+    """The verdicts' table and their counts (label: an A/A pair's, whose "before" column is
+    the recorded one, not the history's)."""
+    rows = [(v.change.name, human_value(v.change.before, v.change.unit),
+             human_value(v.change.after, v.change.unit), ratio_text(v.change.ratio),
+             v.state, interval_text(v)) for v in results]
+    lines = [tabulate(rows, headers=["point", base, head, "recorded" if label else "history",
+                                     "verdict", "interleaved ratio [95 % interval]"])]
+    count = counts(results)
+    lines.append("%s, %s: %s%s" % (label or "%s -> %s" % (base, head), flavor,
+                                   counts_text(count), " (%s)" % note if note else ""))
+    if count[INCONCLUSIVE]:
+        lines.append("inconclusive: the interleaved run can neither confirm nor refute them; "
+                     "more --rounds can")
+    return "\n".join(lines)

@@ -19,11 +19,9 @@ import tomllib
 from collections import Counter, OrderedDict, namedtuple
 
 from packaging.version import Version
+from tabulate import tabulate
 
-from env_matrix.matrix import MatrixError
 from mxbench.asvrun.conditions import cpu_kind_text, recorded_cpu_kinds
-from mxbench.asvrun.runner import reading_machine
-from mxbench.core.errors import UserError
 from mxbench.core.project import CPU_KINDS, ROOT, load as load_project
 from mxbench.core.formatting import ratio_text
 from mxbench.core.results import Store, by_name
@@ -179,19 +177,14 @@ def point_verdict(name, before, after, expect, factor):
     return PointVerdict(name, confirmations.INCONCLUSIVE, ratio, low, high)
 
 
-def field_history(project, factor, report=None, machine=None):
+def field_history(project, factor, report, machine):
     """The FieldHistory whose consecutive pairs hold the most field-case points: `machine`'s
-    of the project (default: its reading machine; `report`, {flavor: pairs} of it already
+    of the project (the machine the report reads; `report`, {flavor: pairs} of it already
     compared, is not compared again) or a machine of results-cpu-kinds/ beside its results;
     None when none holds any."""
-    candidates = []
-    try:
-        committed = FieldHistory(project, machine or reading_machine(project.store, None),
-                                 factor)
-        committed._pairs.update(report or {})
-        candidates.append(committed)
-    except (UserError, MatrixError):  # several machines, none this host's: the others decide
-        pass
+    committed = FieldHistory(project, machine, factor)
+    committed._pairs.update(report or {})
+    candidates = [committed]
     folder = os.path.join(os.path.dirname(project.results_dir), CPU_KINDS)
     if os.path.isdir(folder) and os.path.abspath(folder) != os.path.abspath(project.results_dir):
         other = load_project(project.config, folder)
@@ -397,6 +390,11 @@ def table_row(row):
     return [row.entry["release"], row.entry["what"][:50], row.flavor, row.pair or "—",
             "%d/%d/%d" % (row.faster, row.slower, row.same) if row.pair else "—", cell,
             row.verdict]
+
+
+def table_text(rows):
+    """The rows' table as `confirm --documented` prints it."""
+    return tabulate([table_row(r) for r in rows], headers=TABLE_HEADERS)
 
 
 def documented_markdown(rows, documented=None, field=None):

@@ -10,7 +10,7 @@ from tabulate import tabulate
 
 from env_matrix.matrix import MatrixError
 from mxbench.core.formatting import milliseconds_text, quotient, ratio_text
-from mxbench.core.lazy import models as M  # benchmarks/_models.py, at first use (the site's too)
+from mxbench.core.lazy import models as M  # benchmarks/_models.py, at first use
 from mxbench.core.results import measured, point_name
 
 

@@ -333,6 +333,25 @@ class Noise(object):
         return "%s is the noise of machine %s, not of %s" % (self.where(), self.machine,
                                                              machine)
 
+    @classmethod
+    def chosen(cls, machine, path=None, beyond_noise=False, own_machine=False):
+        """The table in `path` (--noise FILE); with `beyond_noise` alone, the committed table
+        of the machine whose history is read (another host's noise says nothing of it); else
+        None. `own_machine`: a FILE must be that machine's too (an A/A pair's sides carry
+        names of their own, so an A/A confirmation takes any, as `changes aa --noise` does)."""
+        if path:
+            noise = cls.load(path, required=True)
+            if own_machine and not noise.serves(machine):
+                raise UserError(noise.not_serving_text(machine))
+            return noise
+        if not beyond_noise:
+            return None
+        noise = cls.of_machine(machine)
+        if not noise:
+            raise UserError("--beyond-noise: %s; build it with python -m mxbench noise, or "
+                            "give one with --noise FILE" % noise.missing_text(machine))
+        return noise
+
     @property
     def margin(self):
         """A point's threshold is its noise times this (1 in a table without one)."""

@@ -196,9 +196,10 @@ BENCHMARK_CODE = re.compile(r"<code>(bench_\w+\.\w+\.\w+)(\([^<]*\))?</code>")
 def write_models_page(config, html_dir, log=print):
     """<html_dir>/models.html: the report for the newest release recorded with the model
     benchmarks, per CPU flavor, against the one recorded before it. Returns its path."""
+    from mxbench.core.lazy import models as model_code  # benchmarks/_models.py
     from mxbench.reports import models
     project = load_project(config)
-    data = models.M.load_data()
+    data = model_code.load_data()
     sections = []
     for machine in project.store.machines():
         for flavor in project.flavors:
@@ -352,9 +353,10 @@ def write_cliffs_page(config, html_dir, log=print, search_dir=None, cliffs_file=
     """<html_dir>/cliffs.html: the cliff report (searched entries, confirmed cliffs, the
     releases where each holds) from the search logs, cliffs.json and the recorded points."""
     from benchmarks.catalogue.cliffs import CLIFFS_FILE, read_cliffs
+    from mxbench.core.cliff_rule import SEARCH_DIR
     from mxbench.reports import cliffs
     project = load_project(config)
-    logs = cliffs.read_logs(search_dir or os.path.join(ROOT, cliffs.SEARCH_DIR))
+    logs = cliffs.read_logs(search_dir or os.path.join(ROOT, SEARCH_DIR))
     found = read_cliffs(cliffs_file or CLIFFS_FILE)
     text = cliffs.report(logs, found, *cliffs.recorded_points(project))
     body = render_markdown("\n".join(text.splitlines()[1:]))  # the page's h1 is its title
