@@ -255,30 +255,33 @@ PARTS = {
 # The units are handed out in this order, the longest first (a unit's seconds: its tests' in a
 # run of the whole suite; the README lanes are one unit's), then the rest in collection order,
 # so that the last unit to start is a short one.
-LONGEST_FIRST = [  # seconds on a loaded machine: 2026-12-02's run, ~ 2026-11-28's (modules)
-    "test_readme_commands.py",  # 1648
-    "test_e2e.py:check",  # 889
-    "test_ci_workflow.py",  # 800
-    "test_e2e.py:rest",  # 608, with asv_e2e's first run (358)
-    "test_integrity.py:interrupts",  # 386
-    "test_site.py:history",  # 350
-    "test_confirm.py:run",  # 246
-    "test_integrity.py:rest",  # 204
-    "test_conditions.py",  # ~180
-    "test_e2e.py:variant",  # 150
-    "test_instructions.py",  # ~143
-    "test_reliability.py:rest",  # 137
-    "test_publish.py",  # ~131
-    "test_counts.py",  # ~126
-    "test_site.py:e2e",  # 117
-    "test_smoke.py",  # 114
-    "test_reliability.py:runs",  # ~100
-    "test_ci_matrix.py",  # ~95
-    "test_search.py",  # ~87
-    "test_changes.py",  # 80
-    "test_known_bugs.py",  # ~77
-    "test_site.py:rest",  # 36
-    "test_confirm.py:rest",  # 26
+LONGEST_FIRST = [  # seconds in 2026-12-02's run of the whole suite (23:31), with any asv_e2e
+    # setup the unit paid (the README lanes: the unit's wall time)
+    "test_readme_commands.py",  # 461
+    "test_confirm.py:run",  # 285
+    "test_e2e.py:check",  # 264
+    "test_integrity.py:interrupts",  # 240
+    "test_integrity.py:rest",  # 216
+    "test_ci_workflow.py",  # 124
+    "test_children.py",  # 94
+    "test_publish.py",  # 91
+    "test_conditions.py",  # 79
+    "test_reliability.py:runs",  # 75
+    "test_site.py:rest",  # 67
+    "test_hostile_input.py",  # 54
+    "test_smoke.py",  # 53
+    "test_instructions.py",  # 52
+    "test_site.py:e2e",  # 46
+    "test_site.py:history",  # 46
+    "test_crashes.py",  # 45
+    "test_reliability.py:rest",  # 41
+    "test_selection.py",  # 40
+    "test_counts.py",  # 40
+    "test_e2e.py:rest",  # 37
+    "test_changes.py",  # 36
+    "test_e2e.py:variant",  # 34
+    "test_search.py",  # 34
+    "test_confirm.py:rest",  # 21
 ]
 
 

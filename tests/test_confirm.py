@@ -272,7 +272,9 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
 
     # The same path on an A/A pair, with a planted false candidate: HEAD's recording filed a
     # second time, under another name, with BASE's timings (LayerNorm ~9x slower, so asv's
-    # rule flags it). Measured again, HEAD against itself, the candidate must be refuted.
+    # rule flags it). Measured again, HEAD against itself, the candidate must not be confirmed:
+    # refuted, or inconclusive where the other worker's load swings between the rounds (4
+    # rounds a side: a swing biases fewer of them).
     planted = project.results_dir / "planted"
     planted.mkdir()
     machine = json.loads((project.results_dir / project.machine / "machine.json").read_text())
@@ -287,23 +289,25 @@ def test_a_confirmation_run_confirms_a_real_change_and_the_report_lists_it(recor
           "--bench", r"LayerNorm.*medium', 'float32")
     listed = project.mxbench(*aa, "--list")
     assert listed.returncode == 0 and point in listed.stdout, listed.stdout[-3000:]
-    proc = project.mxbench(*aa, "--rounds", "2", "--", *FEW)
+    proc = project.mxbench(*aa, "--rounds", "4", "--", *FEW)
     assert proc.returncode == 0, proc.stdout[-3000:]
     line = [l for l in proc.stdout.splitlines() if point in l][-1]
-    assert " refuted " in line, proc.stdout[-3000:]
+    verdict = re.search(r"  (refuted|inconclusive)  ", line)
+    assert verdict, proc.stdout[-3000:]
     assert "A/A %s, %s: 0 confirmed" % (HEAD, FLAVOR) in proc.stdout
-    # kept apart from the pairs, each round's samples in order: 2 rounds a side of 5 samples
+    # kept apart from the pairs, each round's samples in order: 4 rounds a side of 5 samples
     kept = project.base / "results-confirmations" / ("aa-%s" % HEAD)
     store = load_project(str(project.conf_path), str(kept)).store
     samples = [p.samples for p in store.points(project.machine, project.tags[HEAD],
                                                project.env_name(FLAVOR))
                if p.name == "bench_operators.%s, 'cpu')" % point]
-    assert [len(s) for s in samples] == [20], samples
+    assert [len(s) for s in samples] == [40], samples
     # again: the point has its A/A rounds, so nothing is measured (and nothing replaced)
     runs = len(store.conditions(project.machine))
     again = project.mxbench(*aa)
     assert again.returncode == 0 and "has a verdict" in again.stdout, again.stdout[-3000:]
-    assert " refuted " in [l for l in again.stdout.splitlines() if point in l][-1]
+    assert "  %s  " % verdict.group(1) in [l for l in again.stdout.splitlines()
+                                          if point in l][-1]
     assert len(load_project(str(project.conf_path), str(kept)).store.conditions(
         project.machine)) == runs
     assert confirmations.held_pairs(load_project(str(project.conf_path))) == [
