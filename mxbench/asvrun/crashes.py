@@ -2,11 +2,11 @@
 
 asv keeps no exit status in its result files: a point that died with its process (a
 segfault, an abort inside MXNet) and a point whose setup raised are both `failed` (null).
-After a run, each failed point is run once more alone, through the real asv with
---show-stderr, and its exit is read: killed by a signal, or MXNet's own fatal-signal handler
-("Segmentation fault: 11", then exit 255) — MXNet's crash, data about the release on this
-CPU kind; anything else (a Python error, a timeout, a point that did not fail again) stays a
-failure. A crash is added to benchmarks/catalogue/known_crashes.jsonl (the harness skips it
+After a run, each failed point is run once more alone (up to PROBES_PER_POINT times while
+it runs through), through the real asv with --show-stderr, and its exit is read: killed by a
+signal, or MXNet's own fatal-signal handler ("Segmentation fault: 11", then exit 255) —
+MXNet's crash, data about the release on this CPU kind; anything else (a Python error, a
+timeout, a point that never failed again) stays a failure. A crash is added to benchmarks/catalogue/known_crashes.jsonl (the harness skips it
 from then on, `mxbench run` does not run it again) with what the probe saw.
 """
 import os
@@ -29,6 +29,11 @@ ASV_TIMEOUT = -256  # asv's exit status of a benchmark it stopped at its timeout
 # Failed points probed per run: each probe is an asv run of its own (about half a minute); a
 # run with more failures than this says so and leaves the rest failed (a resume probes them)
 PROBE_LIMIT = 20
+# A point that did not fail at all when run alone is run alone again, up to this many times:
+# some of MXNet's crashes come and go (LeakyReLU rrelu's backward on family 26: one run in
+# several), and a crash seen once more is the release's; a probe that fails otherwise (a
+# Python error, a timeout) ends the probing: the suite's failure
+PROBES_PER_POINT = 3
 
 
 def classify(output):
@@ -75,6 +80,21 @@ def probe(project, machine, commit, env_name, point_name, asv_extra=()):
         return "".join(lines)
 
 
+def probe_until_seen(project, machine, commit, env_name, point_name, asv_extra=()):
+    """classify() of the first probe that shows MXNet's crash, or None: a probe that failed
+    otherwise, or PROBES_PER_POINT probes in which the point never failed."""
+    for attempt in range(PROBES_PER_POINT):
+        if attempt:
+            print("  it ran through: probing it again (%d of %d)" % (attempt + 1,
+                                                                    PROBES_PER_POINT),
+                  flush=True)
+        output = probe(project, machine, commit, env_name, point_name, asv_extra) or ""
+        seen = classify(output)
+        if seen is not None or EXIT_LINE.search(output):
+            return seen
+    return None
+
+
 def failed_points(store, machine, commit, env_name, names):
     """The points among `names` that the store holds as failed (null) for this file."""
     wanted = set(names)
@@ -111,7 +131,7 @@ def sort_out_failures(project, machine, release, flavor, env_name, names, asv_ex
             still_failed.append(name)
             continue
         print("probing a failed point alone: %s (%s, %s)" % (name, release, flavor), flush=True)
-        seen = classify(probe(project, machine, commit, env_name, name, asv_extra) or "")
+        seen = probe_until_seen(project, machine, commit, env_name, name, asv_extra)
         if seen is None:
             still_failed.append(name)
             continue
