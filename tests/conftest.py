@@ -33,8 +33,8 @@ REAL_MACHINE_FILE = REAL_HOME / ".asv-machine.json"
 # environments, published sites of 17,000 JSON files, asv's staging). On this machine's disk a
 # file costs 0.5-1.5 ms to write or delete, and more while the other worker installs a wheel;
 # in /dev/shm (a tmpfs) 0.02 ms. So the session's temporary folders (pytest's tmp_path, and
-# TMPDIR for every process it starts) go there when it has room for a whole session (up to
-# ~5 GB: asv environments with MXNet in them). MXBENCH_TESTS_TMPDIR=DIR names another;
+# TMPDIR for every process it starts) go there when it has room for a whole session (a few
+# GB: repository copies, published sites). MXBENCH_TESTS_TMPDIR=DIR names another;
 # MXBENCH_TESTS_TMPDIR= (empty) keeps the system's.
 # The asv environments stay on disk (ENV_ROOT: the system's temporary folder), as a user's
 # are: a benchmark's peak memory counts the pages of libmxnet.so it maps, and a file in a tmpfs
@@ -71,7 +71,7 @@ ENV_ROOT = Path(os.environ["MXBENCH_TESTS_ENV_ROOT"]) / os.environ.get("PYTEST_X
 
 
 def disk_env_dir():
-    """A new folder for asv environments, on disk (ENV_ROOT; removed when the process ends)."""
+    """A new folder for asv environments, on disk (ENV_ROOT; removed at pytest_unconfigure)."""
     ENV_ROOT.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix="env-", dir=str(ENV_ROOT)))
 
