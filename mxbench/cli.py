@@ -111,6 +111,7 @@ def terminate(signum, frame):
 
 
 def main(argv=None):
+    conditions.begin_look()  # a recording's look before covers the command's preparation
     args = parse(argv)
     if getattr(args, "other_cpu", None):  # read where a recording or a merge checks the CPU
         os.environ[conditions.OTHER_CPU_ENV] = "1"

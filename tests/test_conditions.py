@@ -116,6 +116,28 @@ def test_the_reference_workloads_measure_this_machine():
     assert ratios["memory_copy_gbs"] == pytest.approx(1.0)
 
 
+def test_the_look_before_a_recording_covers_at_least_its_seconds_and_at_most_its_limit(
+        monkeypatch):
+    """The look begins at the command's start (and at a recording's end), so the preparation
+    runs inside it: it waits only for what is left of its seconds, and a look begun too long
+    ago is not taken (it would thin out a load that just started): a fresh one waits them all."""
+    conditions.begin_look()
+    started = time.time()
+    figures = conditions.look_before(seconds=0.5)
+    assert 0.45 <= time.time() - started < 5 and figures["seconds"] >= 0.5, figures
+    conditions.begin_look()
+    time.sleep(0.6)
+    started = time.time()
+    figures = conditions.look_before(seconds=0.5)  # begun long enough ago: no wait
+    assert time.time() - started < 0.3 and figures["seconds"] >= 0.5, figures
+    monkeypatch.setattr(conditions, "LOOK_AT_MOST", 0.3)
+    conditions.begin_look()
+    time.sleep(0.6)  # longer ago than its limit: a fresh look
+    started = time.time()
+    figures = conditions.look_before(seconds=0.5)
+    assert time.time() - started >= 0.45 and figures["seconds"] < 0.6 + 0.3, figures
+
+
 CPUINFO = """processor\t: 0
 vendor_id\t: AuthenticAMD
 cpu family\t: 25

@@ -29,7 +29,8 @@ from mxbench.core.errors import UserError
 # core. Steal: a hypervisor that takes this share of the CPU from the VM.
 BUSY_CORES = 0.25
 BUSY_STEAL = 0.10
-SAMPLE_SECONDS = 2.0  # the look before a recording starts
+SAMPLE_SECONDS = 2.0  # the look before a recording starts: at least this long
+LOOK_AT_MOST = 10.0  # ... and at most this long
 DURING_INTERVAL = 5.0  # seconds between looks while it runs
 ALLOW_BUSY_ENV = "MXBENCH_ALLOW_BUSY"
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -129,9 +130,31 @@ def busy_text(figures):
                                  figures.get("load_1min")))
 
 
+_begun = None  # the look begun at the command's start, or at the last recording's end
+
+
+def begin_look():
+    """Begin the look before the next recording now: the command's own preparation
+    (discovery, selection, staging) then runs inside it instead of before it; the probe leaves
+    this process tree's CPU out, so it reads other processes alone."""
+    global _begun
+    _begun = LoadProbe()
+
+
 def look_before(seconds=SAMPLE_SECONDS):
-    probe = LoadProbe()
-    time.sleep(seconds)
+    """Other processes' use over at least `seconds` before now: since the look begun (when it
+    is no older than LOOK_AT_MOST: a longer window would thin out a load that just started),
+    else a fresh look that waits them out."""
+    global _begun
+    probe, _begun = _begun, None
+    if probe is None or probe.start is None or time.time() - probe.start[0] > LOOK_AT_MOST:
+        probe = LoadProbe()
+    if probe.start is not None:
+        left = seconds - (time.time() - probe.start[0])
+    else:
+        left = seconds
+    if left > 0:
+        time.sleep(left)
     return probe.figures()
 
 
@@ -343,6 +366,7 @@ class Watch(object):
                   % (self.store.conditions_path(self.machine), exc.strerror or exc),
                   file=sys.stderr, flush=True)
         self.entry = None
+        begin_look()  # a command's next recording looks from here
 
 
 def append_entry(store, machine, entry):

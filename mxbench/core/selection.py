@@ -7,6 +7,7 @@ the shapes of documented changes and real work, benchmarks/catalogue/field.py). 
 benchmarks' parameter grids as they are, so all write the same benchmark versions. The rule
 and the declared exceptions: docs/measurement.md.
 """
+import functools
 import inspect
 import re
 
@@ -54,17 +55,20 @@ def owner(found):
     return type(bound) if bound is not None else inspect.getmodule(found.func)
 
 
+@functools.lru_cache(maxsize=None)
 def discover(package="benchmarks"):
     """Every benchmark of the suite, found by asv's own discovery (asv_runner, the code asv
     runs in each environment: one truth for the names, parameters and versions), in the
-    order of their names. It imports the suite's modules, which import no MXNet."""
+    order of their names (a tuple). It imports the suite's modules, which import no MXNet.
+    Once per process: asv_runner hashes every benchmark's source (2-3 s here), and a command
+    that runs several releases or flavors asks again for each."""
     from asv_runner.discovery import disc_benchmarks
     from env_matrix.matrix import MatrixError
     try:
         found = [Benchmark.of_asv(b) for b in disc_benchmarks(package)]
     except ImportError as exc:
         raise MatrixError("cannot import the benchmark suite to select its points: %s" % exc)
-    return sorted(found, key=lambda b: b.name.split("."))
+    return tuple(sorted(found, key=lambda b: b.name.split(".")))
 
 
 def short_values(benchmark):
