@@ -127,6 +127,18 @@ def test_a_crash_that_comes_and_goes_is_probed_until_seen(monkeypatch):
         monkeypatch.setattr(sorting, "probe", lambda *args, **kwargs: given.pop(0))
         found = sorting.probe_until_seen(None, "m", "c", "e", "p")
         assert (found and found["signal"]) == seen and len(outputs) - len(given) == probes
+    # asv could not install the release (its line for the environment): nothing ran, so no
+    # probe again, and no point of that environment is probed (the failure is the install's)
+    skipped = ("[ 0.00%] ·· Building for e\n[ 0.00%] ·· Skipping e\n"
+               "[100.00%] ··· bench_x.A.time_y          skipped\n")
+    undiscovered = ("·· Error running /env/bin/python -m env_matrix.asv_hook install (exit status"
+                    " 1)\n·· Failed to build the project and import the benchmark suite.\n")
+    for output in (skipped, undiscovered):
+        given = [output, crash]
+        monkeypatch.setattr(sorting, "probe", lambda *args, **kwargs: given.pop(0))
+        with pytest.raises(sorting.NotInstalled):
+            sorting.probe_until_seen(None, "m", "c", "e", "p")
+        assert given == [crash]
 
 
 def test_a_real_mxnet_crash_is_recorded_as_the_releases_not_run_again_and_exits_0(

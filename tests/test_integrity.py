@@ -191,6 +191,9 @@ def test_a_failed_install_keeps_the_record_and_a_resume_retries_it(project):
                              "--bench",
                              SELECTION, "--", *E2E_ATTRS, env=offline)
     assert failed.returncode != 0, failed.stdout[-3000:]
+    # one probe tells the install failed; the environment's other failed points are not probed
+    assert failed.stdout.count("probing a failed point alone") == 1, failed.stdout[-3000:]
+    assert "1.8.0.post0 could not be installed in" in failed.stdout, failed.stdout[-3000:]
     assert store.problems() == []
     assert not (before - measured_points(store)), "a failed install replaced recorded values"
     result = project.result_file("1.8.0.post0", FLAVOR)

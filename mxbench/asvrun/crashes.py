@@ -25,6 +25,10 @@ EXIT_LINE = re.compile(r"asv: benchmark failed \(exit status (-?\d+)\)")
 MXNET_HANDLER = re.compile(r"^\W*Segmentation fault: (\d+)\s*$", re.M)
 EVIDENCE = re.compile(r"^\W*(Segmentation fault: \d+|terminate called.*|Fatal Python error.*"
                       r"|Illegal instruction.*|Aborted.*)\s*$", re.M)
+# asv's lines when the environment could not install the commit, so ran nothing: the
+# install hook's error, the discovery that needs an installed commit, the skipped environment
+NOT_INSTALLED = re.compile(r"Error running .*env_matrix\.asv_hook install"
+                           r"|Failed to build the project|\bSkipping \S+\s*$", re.M)
 ASV_TIMEOUT = -256  # asv's exit status of a benchmark it stopped at its timeout
 # Failed points probed per run: each probe is an asv run of its own (about half a minute); a
 # run with more failures than this says so and leaves the rest failed (a resume probes them)
@@ -80,15 +84,22 @@ def probe(project, machine, commit, env_name, point_name, asv_extra=()):
         return "".join(lines)
 
 
+class NotInstalled(Exception):
+    """The probe's environment could not install the release: no point of it can run."""
+
+
 def probe_until_seen(project, machine, commit, env_name, point_name, asv_extra=()):
     """classify() of the first probe that shows MXNet's crash, or None: a probe that failed
-    otherwise, or PROBES_PER_POINT probes in which the point never failed."""
+    otherwise, or PROBES_PER_POINT probes in which the point never failed. NotInstalled when
+    asv could not install the release (nothing ran: the failure is the install's)."""
     for attempt in range(PROBES_PER_POINT):
         if attempt:
             print("  it ran through: probing it again (%d of %d)" % (attempt + 1,
                                                                     PROBES_PER_POINT),
                   flush=True)
         output = probe(project, machine, commit, env_name, point_name, asv_extra) or ""
+        if NOT_INSTALLED.search(output):
+            raise NotInstalled(env_name)
         seen = classify(output)
         if seen is not None or EXIT_LINE.search(output):
             return seen
@@ -131,7 +142,13 @@ def sort_out_failures(project, machine, release, flavor, env_name, names, asv_ex
             still_failed.append(name)
             continue
         print("probing a failed point alone: %s (%s, %s)" % (name, release, flavor), flush=True)
-        seen = probe_until_seen(project, machine, commit, env_name, name, asv_extra)
+        try:
+            seen = probe_until_seen(project, machine, commit, env_name, name, asv_extra)
+        except NotInstalled:
+            print("  %s could not be installed in %s: its failed points stay failed, not "
+                  "probed (a resume installs and runs them)" % (release, env_name), flush=True)
+            still_failed += failed[number:]
+            return crashed, still_failed
         if seen is None:
             still_failed.append(name)
             continue
