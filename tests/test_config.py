@@ -239,3 +239,57 @@ def test_low_noise_is_exactly_one_core_plus_steady_allocator():
     assert low["env"] == dict(core["env"], **steady["env"])
     assert low["cpu_affinity"] == core["cpu_affinity"]
     assert low["mallopt"] == steady["mallopt"]
+
+
+def fake_distribution(site, name, version, files):
+    """A distribution as pip leaves it in `site`: its files and a dist-info naming them."""
+    info = site / ("%s-%s.dist-info" % (name.replace("-", "_"), version))
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: %s\nVersion: %s\n"
+                                   % (name, version))
+    for path in files:
+        (site / path).parent.mkdir(parents=True, exist_ok=True)
+        (site / path).write_text(version)
+    (info / "RECORD").write_text("".join("%s,,\n" % p for p in list(files) + [
+        "%s/METADATA" % info.name, "%s/RECORD" % info.name]))
+
+
+def test_a_removed_release_is_kept_whole_and_moved_back(tmp_path, monkeypatch):
+    """The install hook keeps the releases it removes (moved, not copied) and moves one back
+    when it is installed again; at most KEPT_RELEASES; a move cut short leaves nothing that
+    is taken for a kept release or an installed one."""
+    from env_matrix import asv_hook as hook
+    site, kept = tmp_path / "site", tmp_path / "kept"
+    monkeypatch.setattr(hook, "site_packages", lambda: str(site))
+    monkeypatch.setattr(hook, "KEPT_DIR", str(kept))
+    monkeypatch.syspath_prepend(str(site))
+    name = "mxnet-kept-test"  # not the tool venv's mxnet
+    for version in ("1.0", "2.0", "3.0"):
+        fake_distribution(site, name, version, ["mxnet_kept/__init__.py", "mxnet_kept/lib.so",
+                                                "tracker_kept/run.py"])
+        assert hook.keep(name)
+        assert not (site / "mxnet_kept").exists() and not list(site.glob("*.dist-info"))
+        assert (kept / ("%s==%s" % (name, version)) / "mxnet_kept" / "lib.so").read_text() \
+            == version
+    assert sorted(p.name for p in kept.iterdir()) == ["%s==2.0" % name, "%s==3.0" % name]
+    assert not hook.restore("%s==1.0" % name)  # no longer kept: pip installs it
+    assert hook.restore("Mxnet_Kept_Test==2.0")  # pip's normalized name
+    assert (site / "mxnet_kept" / "lib.so").read_text() == "2.0"
+    assert (site / "tracker_kept" / "run.py").read_text() == "2.0"
+    from importlib import metadata
+    assert metadata.version(name) == "2.0"
+    assert sorted(p.name for p in kept.iterdir()) == ["%s==3.0" % name]
+    # not whole (a folder of its RECORD gone): not kept, pip's to remove
+    import shutil
+    shutil.rmtree(str(site / "tracker_kept"))
+    assert not hook.keep(name) and (site / "mxnet_kept").exists()
+    # what moves cut short leave: a half-made kept folder, a release's folder no distribution
+    # owns any more; the next uninstall removes them
+    (kept / ("%s==4.0.partial" % name) / "mxnet_kept").mkdir(parents=True)
+    (kept / ("%s==5.0.restoring" % name)).mkdir()
+    monkeypatch.setattr(hook, "MXNET_FOLDERS", ("mxnet_kept", "tracker_kept"))
+    monkeypatch.setattr(hook, "MARKER", str(tmp_path / "marker"))
+    monkeypatch.setattr(hook, "installed_mxnet_packages", lambda: [])
+    hook.uninstall()
+    assert not (site / "mxnet_kept").exists() and not (site / "tracker_kept").exists()
+    assert sorted(p.name for p in kept.iterdir()) == ["%s==3.0" % name]

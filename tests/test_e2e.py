@@ -236,3 +236,30 @@ def test_check_refuses_what_it_cannot_measure(asv_e2e):
     assert proc.returncode == 2 and "BASE and HEAD are both 1.9.1" in proc.stdout
     proc = asv_e2e.mxbench("check", "1.8.0.post0", "1.9.1", "--variant", "fast")
     assert proc.returncode == 2 and "variant fast is not in the matrix" in proc.stdout
+
+
+def test_a_release_installed_again_is_moved_back_from_where_the_hook_kept_it(recorded_project):
+    """The install hook keeps the release it removes (env_matrix/asv_hook.py): 1.9.1 then
+    1.8.0.post0 in one environment moves 1.8.0.post0 back (no wheel unpacked), keeps 1.9.1,
+    and the release measured is the one the hook checked it imports."""
+    project = recorded_project
+    env = project.env_path("cpu-mkldnn")
+    bench = r"^bench_overhead\.Dispatch\.time_add_1_element\("
+    def kept():
+        return sorted(p.name for p in (env / "mxbench-kept-releases").iterdir())
+    for number, release in enumerate(("1.8.0.post0", "1.9.1", "1.8.0.post0")):
+        if number == 2:  # 1.9.1 took its place: kept
+            assert "mxnet==1.8.0.post0" in kept(), kept()
+        proc = project.mxbench("run", release, "--flavor", "cpu-mkldnn", "--rerun", "--bench",
+                               bench, "--", *E2E_ATTRS)
+        assert proc.returncode == 0, proc.stdout[-3000:]
+    assert "mxnet==1.9.1" in kept() and "mxnet==1.8.0.post0" not in kept(), kept()
+    build = load_results(env / "mxbench-build.json")
+    assert (build["release"], build["status"]) == ("1.8.0.post0", "ok"), build
+    found = subprocess.run([str(env / "bin" / "python"), "-c",
+                            "import mxnet; print(mxnet.__version__)"],
+                           stdout=subprocess.PIPE, universal_newlines=True)
+    assert found.stdout.strip() == "1.8.0", found.stdout
+    measured = values(project.result_file("1.8.0.post0", "cpu-mkldnn"),
+                      "bench_overhead.Dispatch.time_add_1_element")
+    assert any(v is not None and not math.isnan(v) for v in measured)

@@ -8,6 +8,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -183,10 +184,12 @@ def test_a_failed_install_keeps_the_record_and_a_resume_retries_it(project):
     before = measured_points(store)
     offline = dict(PIP_INDEX_URL="http://127.0.0.1:9/simple", PIP_NO_CACHE_DIR="1",
                    PIP_RETRIES="0", PIP_TIMEOUT="2", PIP_FIND_LINKS="")
-    # 1.9.1 first, so that the environment must install 1.8.0.post0 again
+    # 1.9.1 first, so that the environment must install 1.8.0.post0 again, and from the index:
+    # not from the releases its install step keeps
     assert project.mxbench("run", "1.9.1", "--flavor", FLAVOR, "--bench",
                            r"^bench_overhead\.Dispatch\.time_add", "--", *E2E_ATTRS
                            ).returncode == 0
+    shutil.rmtree(str(project.env_path(FLAVOR) / "mxbench-kept-releases"), ignore_errors=True)
     failed = project.mxbench("run", "1.9.1", "1.8.0.post0", "--flavor", FLAVOR, "--rerun",
                              "--bench",
                              SELECTION, "--", *E2E_ATTRS, env=offline)
