@@ -2,13 +2,14 @@
 regexes, and a short run followed by a long one of the same release (real asv)."""
 import json
 import math
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 from asv.benchmarks import Benchmarks
 
 from benchmarks.catalogue import OPERATORS
-from mxbench.core import selection as S
+from mxbench.core import discovery, selection as S
 
 SUITE = S.discover()
 S_ROOT = Path(__file__).resolve().parent.parent
@@ -232,8 +233,58 @@ def test_the_wrapper_reads_a_class_s_selection_attributes_off_its_class(tmp_path
         "    short_params = {'param1': ['small']}\n"
         "    def time_x(self, shape):\n        pass\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(discovery, "CACHE_DIR", str(tmp_path / "kept"))
     [found] = S.discover("tiny_suite")
     assert (found.name, found.cls.__name__, found.param_names, found.params) == (
         "bench_t.Shapes.time_x", "Shapes", ["param1"], [["'small'", "'medium'"]])
     assert len(found.version) == 64  # asv's hash of the code: no version declared
     assert S.selected_points(found, "short") == [("'small'",)]
+
+
+def described(benchmarks):
+    return [(b.name, b.param_names, b.params, b.version, b.choice) for b in benchmarks]
+
+
+def test_a_kept_discovery_is_asvs_discovery_and_goes_when_what_it_read_changes(
+        tmp_path, monkeypatch):
+    """The next command takes the discovery the last one kept (discovery.py) while the suite's
+    files, the files it read, the MXBENCH_* environment are unchanged: the same benchmarks,
+    versions and selection attributes, and the same classes when asked for. Any change, a
+    damaged file: asv's discovery again."""
+    monkeypatch.setattr(discovery, "CACHE_DIR", str(tmp_path / "kept"))
+    fresh = S.discover.__wrapped__()  # nothing kept yet: asv's discovery, then kept
+    assert discovery.load("benchmarks") is not None
+    kept = S.discover.__wrapped__()
+    assert described(kept) == described(fresh) == described(SUITE)
+    assert [b.cls for b in kept] == [b.cls for b in fresh]
+    assert names(kept, "short", ["cpu"]) == names(SUITE, "short", ["cpu"])
+    # a suite of its own, to change
+    suite = tmp_path / "tiny_suite2"
+    suite.mkdir()
+    (suite / "__init__.py").write_text("")
+    data = tmp_path / "shapes.json"
+    data.write_text('["small", "medium"]')
+    (suite / "bench_t.py").write_text(
+        "import json\n"
+        "class Shapes(object):\n"
+        "    params = json.load(open(%r))\n"
+        "    def time_x(self, shape):\n        pass\n" % str(data))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    S.discover.__wrapped__("tiny_suite2")
+    assert discovery.load("tiny_suite2") is not None
+    data.write_text('["small", "medium", "large"]')  # a file it read, outside the checkout
+    assert discovery.load("tiny_suite2") is None
+    S.discover.__wrapped__("tiny_suite2")
+    (suite / "bench_u.py").write_text("")  # a file of the package
+    assert discovery.load("tiny_suite2") is None
+    S.discover.__wrapped__("tiny_suite2")
+    monkeypatch.setenv("MXBENCH_SOMETHING", "1")
+    assert discovery.load("tiny_suite2") is None
+    monkeypatch.delenv("MXBENCH_SOMETHING")
+    assert discovery.load("tiny_suite2") is not None
+    Path(discovery.cache_path("tiny_suite2")).write_text("{not json")
+    assert discovery.load("tiny_suite2") is None
+    for name in [m for m in sys.modules if m.startswith("tiny_suite2")]:
+        monkeypatch.delitem(sys.modules, name)  # as a new command would: imported anew
+    [found] = S.discover.__wrapped__("tiny_suite2")  # and found again
+    assert found.params == [["'small'", "'medium'", "'large'"]]

@@ -11,7 +11,7 @@ import functools
 import inspect
 import re
 
-from mxbench.core import results
+from mxbench.core import discovery, results
 from mxbench.core.errors import UserError
 
 SELECTIONS = ("short", "long", "field")
@@ -24,19 +24,41 @@ NAMES_PER_REGEX = 200
 NOTHING = "^$(?!)"  # a -b that selects no benchmark
 
 
+def class_choice(cls):
+    """The attributes of a benchmark's class the selection reads, as data: short (False:
+    long-only), short_methods, short_params (their values as asv writes them: repr),
+    devices_only."""
+    methods = getattr(cls, "short_methods", None)
+    declared = getattr(cls, "short_params", {}) or {}
+    only = getattr(cls, "devices_only", None)
+    return {"short": getattr(cls, "short", True) is not False,
+            "short_methods": list(methods) if methods is not None else None,
+            "short_params": dict((name, [repr(v) for v in values])
+                                 for name, values in declared.items()),
+            "devices_only": list(only) if only else None}
+
+
 class Benchmark(object):
     """One asv benchmark as asv names it: module.Class.method, its parameter axes and
     values (as asv writes them: repr), its version (asv's: the declared one, else a hash of
-    its code), and its class, whose attributes the selection reads (short_params, short,
-    short_methods, devices_only)."""
+    its code), what its class declares for the selection (choice: class_choice), and its
+    class (found when asked, for a benchmark discovery.py kept)."""
 
-    def __init__(self, name, cls, param_names, params, version=None):
+    def __init__(self, name, cls, param_names, params, version=None, choice=None,
+                 find_class=None):
         self.name = name
         self.method = name.rsplit(".", 1)[-1]
-        self.cls = cls
+        self._cls, self._find_class = cls, find_class
         self.param_names = list(param_names)
         self.params = [list(axis) for axis in params]
         self.version = version
+        self.choice = choice if choice is not None else class_choice(cls)
+
+    @property
+    def cls(self):
+        if self._cls is None:
+            self._cls = self._find_class()
+        return self._cls
 
     @classmethod
     def of_asv(cls, found):
@@ -60,8 +82,19 @@ def discover(package="benchmarks"):
     """Every benchmark of the suite, found by asv's own discovery (asv_runner, the code asv
     runs in each environment: one truth for the names, parameters and versions), in the
     order of their names (a tuple). It imports the suite's modules, which import no MXNet.
-    Once per process: asv_runner hashes every benchmark's source (2-3 s here), and a command
-    that runs several releases or flavors asks again for each."""
+    asv_runner hashes every benchmark's source (2-3 s here): once per process, and kept in
+    the checkout for the next command while nothing it depended on changed (discovery.py)."""
+    kept = discovery.load(package)
+    if kept is not None:
+        return tuple(Benchmark(name, None, param_names, params, version, choice,
+                               find_class=functools.partial(discovery.find_class, *place))
+                     for name, param_names, params, version, choice, place in kept)
+    found, inputs = discovery.discover_and_watch(discover_with_asv, package)
+    discovery.store(package, found, inputs)
+    return found
+
+
+def discover_with_asv(package):
     from asv_runner.discovery import disc_benchmarks
     from env_matrix.matrix import MatrixError
     try:
@@ -73,16 +106,17 @@ def discover(package="benchmarks"):
 
 def short_values(benchmark):
     """Per axis, the values (repr) of the short points; None when the class is long-only."""
-    if getattr(benchmark.cls, "short", True) is False:
+    choice = benchmark.choice
+    if not choice["short"]:
         return None
-    methods = getattr(benchmark.cls, "short_methods", None)
+    methods = choice["short_methods"]
     if methods is not None and benchmark.method not in methods:
         return None
-    declared = getattr(benchmark.cls, "short_params", {}) or {}
+    declared = choice["short_params"]
     values = []
     for name, axis in zip(benchmark.param_names, benchmark.params):
         if name in declared:
-            values.append([repr(v) for v in declared[name]])
+            values.append(list(declared[name]))
         elif name == "device":
             values.append(list(axis))
         elif name == "shape" and repr(SHORT_SHAPE) in axis:
@@ -112,7 +146,7 @@ def selected_points(benchmark, selection, devices=None):
         raise ValueError("selection %r is not one of %s" % (selection, ", ".join(SELECTIONS)))
     values = {"long": lambda b: b.params, "short": short_values,
               "field": field_values}[selection](benchmark)
-    only_on = getattr(benchmark.cls, "devices_only", None)
+    only_on = benchmark.choice["devices_only"]
     if values is None or (devices is not None and only_on
                           and not set(only_on) & set(devices)):
         return []  # long-only in a short run; a GPU-only class on CPU flavors
