@@ -46,9 +46,12 @@ def discover_and_watch(discover, package):
         found = discover(package)
     finally:
         opened, _opened = _opened, None
-    python = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix})
+    # not the files of Python's installation, nor the kernel's (/proc/cpuinfo's clock
+    # speeds change by the second)
+    skipped = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix}) + (
+        "/proc/", "/sys/", "/dev/")
     return found, sorted(p for p in opened if os.path.isfile(p)
-                         and not os.path.realpath(p).startswith(python))
+                         and not os.path.realpath(p).startswith(skipped))
 
 
 def folder_files(folder):
