@@ -49,7 +49,7 @@ def discover_and_watch(discover, package):
     # not the files of Python's installation, nor the kernel's (/proc/cpuinfo's clock
     # speeds change by the second)
     skipped = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix}) + (
-        "/proc/", "/sys/", "/dev/")
+        "/proc/", "/sys/")
     return found, sorted(p for p in opened if os.path.isfile(p)
                          and not os.path.realpath(p).startswith(skipped))
 
