@@ -82,8 +82,9 @@ def discover(package="benchmarks"):
     """Every benchmark of the suite, found by asv's own discovery (asv_runner, the code asv
     runs in each environment: one truth for the names, parameters and versions), in the
     order of their names (a tuple). It imports the suite's modules (and the MXNet they
-    guard where one is installed, as in the tool venv) and asv_runner hashes every benchmark's source (2-3 s here): once per process, and kept in
-    the checkout for the next command while nothing it depended on changed (discovery.py)."""
+    guard where one is installed, as in the tool venv), and asv_runner hashes every
+    benchmark's source (2-3 s here): once per process, and kept in the checkout for the next
+    command while nothing it depended on changed (discovery.py)."""
     kept = discovery.load(package)
     if kept is not None:
         return tuple(Benchmark(name, None, param_names, params, version, choice,
