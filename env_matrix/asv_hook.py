@@ -80,10 +80,6 @@ def is_dist_info(top):
     return top.endswith(".dist-info")
 
 
-def is_not_dist_info(top):
-    return not is_dist_info(top)
-
-
 def keep(name):
     """Move the installed distribution `name` into KEPT_DIR whole; False when it cannot be
     kept (Python without importlib.metadata, files outside its own top-level folders)."""
@@ -106,7 +102,8 @@ def keep(name):
     for path in (partial, final):
         shutil.rmtree(path, ignore_errors=True)
     os.makedirs(partial)
-    for top in sorted(tops, key=is_not_dist_info):  # the dist-info first, out of pip's sight
+    # the dist-info first, out of pip's sight (a stable sort, reversed or not)
+    for top in sorted(tops, key=is_dist_info, reverse=True):
         os.rename(os.path.join(site, top), os.path.join(partial, top))
     os.rename(partial, final)
     kept = sorted((os.path.getmtime(os.path.join(KEPT_DIR, entry)), entry)

@@ -149,12 +149,8 @@ def look_before(seconds=SAMPLE_SECONDS):
     probe, _begun = _begun, None
     if probe is None or probe.start is None or time.time() - probe.start[0] > LOOK_AT_MOST:
         probe = LoadProbe()
-    if probe.start is not None:
-        left = seconds - (time.time() - probe.start[0])
-    else:
-        left = seconds
-    if left > 0:
-        time.sleep(left)
+    begun = probe.start[0] if probe.start is not None else time.time()  # None off Linux
+    time.sleep(max(0.0, seconds - (time.time() - begun)))
     return probe.figures()
 
 

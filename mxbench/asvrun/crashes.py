@@ -6,8 +6,9 @@ After a run, each failed point is run once more alone (up to PROBES_PER_POINT ti
 it runs through), through the real asv with --show-stderr, and its exit is read: killed by a
 signal, or MXNet's own fatal-signal handler ("Segmentation fault: 11", then exit 255) —
 MXNet's crash, data about the release on this CPU kind; anything else (a Python error, a
-timeout, a point that never failed again) stays a failure. A crash is added to benchmarks/catalogue/known_crashes.jsonl (the harness skips it
-from then on, `mxbench run` does not run it again) with what the probe saw.
+timeout, a point that never failed again) stays a failure. A crash is added to
+benchmarks/catalogue/known_crashes.jsonl (the harness skips it from then on, `mxbench run`
+does not run it again) with what the probe saw.
 """
 import os
 import re

@@ -27,7 +27,7 @@ CACHE_DIR = os.path.join(ROOT, ".asv", "discovery")
 FORMAT = 1
 KEPT = 8  # discoveries kept (one per package and settings)
 _opened = None  # while discovering: the paths the suite opens (an audit hook fills it)
-_hooked = []
+_hooked = False
 
 
 def _audit(event, args):
@@ -37,10 +37,10 @@ def _audit(event, args):
 
 def discover_and_watch(discover, package):
     """discover(package)'s benchmarks and the checkout's files it opened."""
-    global _opened
+    global _opened, _hooked
     if not _hooked:
         sys.addaudithook(_audit)  # cannot be removed: idle outside a discovery
-        _hooked.append(True)
+        _hooked = True
     _opened = set()
     try:
         found = discover(package)
