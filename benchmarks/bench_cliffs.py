@@ -42,5 +42,6 @@ def _make_class(op, dtypes):
     })
 
 
-for _name, (_op, _dtypes) in cliff_entries(OPERATORS, read_cliffs()).items():
-    globals()[global_name(_name)] = _make_class(_op, _dtypes)
+__dir__ = H.define_classes(globals(), {
+    global_name(name): _make_class(op, dtypes)
+    for name, (op, dtypes) in cliff_entries(OPERATORS, read_cliffs()).items()})

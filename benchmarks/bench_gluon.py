@@ -235,6 +235,4 @@ def _make_class(block):
     return type(block.name, (_BlockBenchmark,), attrs)
 
 
-for _block in BLOCKS:
-    globals()[_block.name] = _make_class(_block)
-del _block
+__dir__ = H.define_classes(globals(), {block.name: _make_class(block) for block in BLOCKS})

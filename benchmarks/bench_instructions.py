@@ -195,13 +195,9 @@ def _make_layer_class(layer):
     })
 
 
-for _op in OPERATORS:
-    globals()[O.global_name(_op.class_name)] = _make_class(_op)
-for _layer in counted_layers():
-    if str(_layer["name"]) in globals():
-        raise RuntimeError("layer class %s would shadow a module global" % _layer["name"])
-    globals()[str(_layer["name"])] = _make_layer_class(_layer)
-del _op, _layer
+__dir__ = H.define_classes(
+    globals(), {O.global_name(op.class_name): _make_class(op) for op in OPERATORS},
+    {str(layer["name"]): _make_layer_class(layer) for layer in counted_layers()})
 
 
 def installed_mxnet():

@@ -59,6 +59,5 @@ def _make_class(op):
 
 
 MEASURED = [op for op in OPERATORS if op.call not in NUMPY_CALLS]
-for _op in MEASURED:
-    globals()[global_name(_op.class_name)] = _make_class(_op)
-del _op
+__dir__ = H.define_classes(globals(), {global_name(op.class_name): _make_class(op)
+                                        for op in MEASURED})

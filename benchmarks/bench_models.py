@@ -109,8 +109,7 @@ def _model_class(spec):
     return type("Model_" + spec.name, (_ModelBenchmark,), attrs)
 
 
-for _layer in M.unique_layers(M.load_data()).values():
-    globals()[str(_layer["name"])] = _layer_class(_layer)
-for _spec in M.MODELS:
-    globals()["Model_" + _spec.name] = _model_class(_spec)
-del _layer, _spec
+__dir__ = H.define_classes(
+    globals(), {str(layer["name"]): _layer_class(layer)
+                for layer in M.unique_layers(M.load_data()).values()},
+    {"Model_" + spec.name: _model_class(spec) for spec in M.MODELS})

@@ -80,8 +80,5 @@ def global_name(class_name):
     return class_name + "_operator" if class_name in ASV_ATTRIBUTES else class_name
 
 
-for _op in OPERATORS:
-    if global_name(_op.class_name) in globals():
-        raise RuntimeError("benchmark class %s would shadow a module global" % _op.class_name)
-    globals()[global_name(_op.class_name)] = _make_class(_op)
-del _op
+__dir__ = H.define_classes(globals(), {global_name(op.class_name): _make_class(op)
+                                        for op in OPERATORS})

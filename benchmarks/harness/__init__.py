@@ -5,6 +5,7 @@
   calls           an operator call with its inputs built (mx.nd, symbol, mx.np / mx.npx)
   registry_calls  the registry entries' calls (expressions, oneDNN subgraphs, sparse inputs)
   prepare         a catalogue entry's call at one parameter point, built and warmed up
+  generated       classes generated from the catalogue, bound so that asv reads them cheaply
   timing          timing loops, memory and kernel-time measurement, asv's timing settings
 
 Benchmark modules use it as `from . import harness as H`: the names below are the package's
@@ -24,6 +25,7 @@ from .environment import (BFLOAT16, BUILD_MARKER, HARNESS_VERSION, IMPORT_PID,  
                           gpu_probe, heads, mx, numpy_semantics, one_line, operator_function,
                           operator_name, release_tuple, require_mxnet, set_malloc_option, skip,
                           SkippingCall, skip_known_crash, skip_method, sync)
+from .generated import define_classes  # noqa: F401
 from .inputs import (INPUT_CACHE_FORMAT, RUN_MEMORY_MULTIPLE, _values, build_call,  # noqa: F401
                      build_inputs, build_tensor, cached_draws, drawn, given_array,
                      infer_shapes, input_cache_dir, itemsize, memory_needed, numpy_interface,
