@@ -278,11 +278,19 @@ def test_verdicts_need_measurements(project):
 def test_find_includes_the_named_good_release(project):
     """LayerNorm's forward became several times faster in 1.9.0 (apache/mxnet#19601).
     Over 1.8.0.post0..1.9.1 the change is at the first release after the named one: the
-    bisection must see 1.8.0.post0 and name 1.9.0, with the points that moved."""
+    bisection must see 1.8.0.post0 and name 1.9.0, with the points that moved. What follows
+    `--` goes to each probe's asv run: 4 samples a round, 8 a point (the suite's own setting
+    takes up to 5 a round)."""
     proc = project.mxbench("find", "1.8.0.post0..1.9.1",
                            "bench_operators.LayerNorm.time_forward", "--flavor", FLAVOR,
-                           "--invert")
+                           "--invert", "--", "-a", "repeat=4", "-a", "warmup_time=0.02")
     assert proc.returncode == 0, proc.stdout[-3000:]
+    env_name = project.env_name(FLAVOR)
+    for release in ("1.8.0.post0", "1.9.0", "1.9.1"):
+        points = project.store.points(project.machine, project.tags[release], env_name,
+                                      r"^bench_operators\.LayerNorm\.time_forward$")
+        sampled = [len(p.samples) for p in points if p.samples]
+        assert sampled and set(sampled) == {8}, (release, sampled)
     assert "3 releases (both ends included), 3 with a cpu-mkldnn build" in proc.stdout
     assert "Greatest improvement found: 1.9.0 (1.8.0.post0 -> 1.9.0)" in proc.stdout
     moved = [line for line in proc.stdout.splitlines()

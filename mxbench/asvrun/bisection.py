@@ -33,7 +33,7 @@ class Bisection(object):
     flavor, recorded under `machine`."""
 
     def __init__(self, project, benchmark, flavor, machine=None, invert=False,
-                 allow_busy=False, on_counts=False):
+                 allow_busy=False, on_counts=False, asv_extra=()):
         self.project = project
         self.store = project.store
         self.on_counts = on_counts
@@ -44,6 +44,7 @@ class Bisection(object):
         self.invert = invert
         self.values = {}
         self.allow_busy = allow_busy
+        self.asv_extra = list(asv_extra)  # each probe's asv run's own arguments
 
     def require_known_benchmark(self):
         """An exact name the suite has (results/benchmarks.json, written by every run)."""
@@ -93,7 +94,8 @@ class Bisection(object):
         runner.ensure_machine(self.machine)
         runner.record(self.project, self.machine, [commit],
                       ["%s^!" % commit, "-E", self.env_name, "--record-samples",
-                       "-b", "^%s(\\(|$)" % self.benchmark.replace(".", "\\.")],
+                       "-b", "^%s(\\(|$)" % self.benchmark.replace(".", "\\.")]
+                      + self.asv_extra,
                       env=instruction_points_env([self.benchmark]), allow_busy=self.allow_busy)
 
     def step(self, a, b):

@@ -10,6 +10,9 @@ found, 1 none in the range, 2 no verdict. How to read it: docs/history.md.
 docs/instructions.md): a step is a count that moved beyond COUNT_SPREAD, since counts repeat
 exactly. A release without a recorded count is counted by an asv run of that one point:
 MXBENCH_INSTRUCTION_POINTS tells the Valgrind process to count it alone, not the table.
+
+What follows `--` goes to each probe's asv run (e.g. `-- -a rounds=1` for a quick look at a
+large step); a probe is recorded in results/ like any run's points.
 """
 from mxbench.asvrun.bisection import Bisection
 from mxbench.core import errors
@@ -33,7 +36,7 @@ def setup_arguments(subparsers):
                            "bench_operators timing or a bench_instructions name): a step is a "
                            "count that moved beyond 1 %%")
     allow_busy_argument(find)
-    find.set_defaults(func=cmd_find)
+    find.set_defaults(func=cmd_find, takes_asv_args=True)
     return find
 
 
@@ -45,7 +48,7 @@ def cmd_find(args):
                         "bench_models time_forward, or a bench_instructions one)"
                         % args.benchmark)
     bisection = Bisection(args.project, benchmark, args.flavor, args.machine, args.invert,
-                          args.allow_busy, args.on_counts)
+                          args.allow_busy, args.on_counts, args.asv_args)
     pair = bisection.narrow(args.range)
     points = [bisection.recorded_points(r) for r in pair]
     if args.on_counts:
