@@ -200,12 +200,18 @@ COMMANDS = {
         REDUCED, lane=ENV_LANE, exit=(0, 1), check=continuous_verdict,
         run=r"asv continuous 1.9.0 1.9.1 --factor 1.2 -b '^bench_operators\.dot\.time_forward\(' "
         + QUICK),
-    # Bisecting per flavor: exit 0 (moved) or 1 (no significant step) are verdicts; 2 is none
+    # Bisecting per flavor: exit 0 (moved) or 1 (no significant step) are verdicts; 2 is none.
+    # Each probe with the quick settings (what follows -- goes to the probes' asv runs).
     "python -m mxbench find 1.6.0..1.9.1 bench_operators.Convolution.time_forward "
-    "--flavor cpu-openblas": Spec(AS_WRITTEN, lane=ENV_LANE, exit=(0, 1), check=find_verdict),
+    "--flavor cpu-openblas": Spec(
+        REDUCED, lane=ENV_LANE, exit=(0, 1), check=find_verdict,
+        run="python -m mxbench find 1.6.0..1.9.1 bench_operators.Convolution.time_forward "
+        "--flavor cpu-openblas -- " + QUICK),
     "python -m mxbench find 1.7.0.post2..1.9.1 bench_operators.LayerNorm.time_forward "
-    "--flavor cpu-mkldnn --invert": Spec(AS_WRITTEN, lane=ENV_LANE, exit=(0, 1),
-                                         check=find_verdict),
+    "--flavor cpu-mkldnn --invert": Spec(
+        REDUCED, lane=ENV_LANE, exit=(0, 1), check=find_verdict,
+        run="python -m mxbench find 1.7.0.post2..1.9.1 bench_operators.LayerNorm.time_forward "
+        "--flavor cpu-mkldnn --invert -- " + QUICK),
     # A check for a change: exit 1 on a regression
     "python -m mxbench check 1.9.0 1.9.1": Spec(
         REDUCED, lane=ENV_LANE, exit=(0, 1),
