@@ -1,5 +1,6 @@
 """Shared fixtures. `asv_e2e` runs the real asv, with real MXNet wheels, once per session
-(once per worker: make test runs the suite on two cores with pytest-xdist, grouped below).
+(make test runs the suite on two cores with pytest-xdist, grouped below: the first worker to
+need it runs it, and each worker works on a copy of its environments and results).
 
 The tests run with a HOME of their own (a temporary folder, one per worker): asv records
 machines in ~/.asv-machine.json, and the user's file is not the tests' to edit. The caches
@@ -8,6 +9,7 @@ stay the user's (set explicitly, so nothing is downloaded again): pip's, the tim
 machine file's bytes are read when the session starts and checked when it ends: a change
 fails the session (pytest_sessionfinish) and tests/test_home.py tests the isolation itself.
 """
+import fcntl
 import json
 import os
 import shutil
@@ -57,10 +59,11 @@ def _session_tmpdir():
     return str(MEMORY_TMP / "mxbench-tests")
 
 
-if "MXBENCH_TESTS_TMPDIR_SET" not in os.environ:  # the controller; workers inherit it
+_MADE_ENV_ROOT = "MXBENCH_TESTS_TMPDIR_SET" not in os.environ
+if _MADE_ENV_ROOT:  # the controller; workers inherit it
     os.environ["MXBENCH_TESTS_TMPDIR_SET"] = "1"
-    os.environ["MXBENCH_TESTS_ENV_ROOT"] = os.path.join(tempfile.gettempdir(),
-                                                        "mxbench-tests-envs")
+    # the session's own (two sessions at once must not share one)
+    os.environ["MXBENCH_TESTS_ENV_ROOT"] = tempfile.mkdtemp(prefix="mxbench-tests-envs-")
     _tmpdir = _session_tmpdir()
     if _tmpdir:
         os.makedirs(_tmpdir, exist_ok=True)
@@ -200,12 +203,40 @@ class AsvProject(object):
                 / ("%s-%s.json" % (self.tags[release][:8], self.env_name(flavor))))
 
 
+# The asv_e2e run is made once per session, by the first worker that asks for it, into this
+# folder of the session's (on disk, beside the workers' environments); each worker then takes
+# a copy of its environments and results (seconds, where the run is minutes), so that its
+# tests' installs and runs never meet the other worker's. Nobody writes the original after.
+E2E_ORIGINAL = Path(os.environ["MXBENCH_TESTS_ENV_ROOT"]) / "asv-e2e"
+
+
+def asv_e2e_original():
+    """(the project of the asv_e2e run, its output), made here unless a worker made it."""
+    E2E_ORIGINAL.parent.mkdir(parents=True, exist_ok=True)
+    output = E2E_ORIGINAL / "first-run.txt"
+    with open(str(E2E_ORIGINAL) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker waits for the run
+        if not output.is_file():
+            shutil.rmtree(str(E2E_ORIGINAL), ignore_errors=True)  # a failed try's
+            (E2E_ORIGINAL / "env").mkdir(parents=True)
+            (E2E_ORIGINAL / "project").mkdir()
+            project = AsvProject(E2E_ORIGINAL / "project", env_dir=E2E_ORIGINAL / "env")
+            proc = project.mxbench("run", *E2E_RELEASES, "--bench", E2E_BENCH, "--", *E2E_ATTRS)
+            assert proc.returncode == 0, proc.stdout[-5000:]
+            output.write_text(proc.stdout, encoding="utf-8")
+    return E2E_ORIGINAL / "project", output.read_text(encoding="utf-8")
+
+
 @pytest.fixture(scope="session")
 def asv_e2e(tmp_path_factory):
-    project = AsvProject(tmp_path_factory.mktemp("asv-e2e"))
-    proc = project.mxbench("run", *E2E_RELEASES, "--bench", E2E_BENCH, "--", *E2E_ATTRS)
-    project.first_run = proc
-    assert proc.returncode == 0, proc.stdout[-5000:]
+    """A project of this worker's with the asv_e2e run's environments and results (copies)."""
+    original, output = asv_e2e_original()
+    env_dir = disk_env_dir()
+    for env in (original.parent / "env").iterdir():
+        shutil.copytree(str(env), str(env_dir / env.name), symlinks=True)
+    project = AsvProject(tmp_path_factory.mktemp("asv-e2e"), env_dir=env_dir)
+    shutil.copytree(str(original / "results"), str(project.results_dir))
+    project.first_run = subprocess.CompletedProcess(project.mxbench_command(), 0, output)
     # Later tests add runs (find, other releases); tests about this run read a snapshot.
     project.first_results = project.base / "first-results"
     shutil.copytree(str(project.results_dir), str(project.first_results))
@@ -230,7 +261,7 @@ def recorded_project(asv_e2e, tmp_path):
 # unit is a module whole, unless PARTS cuts it. So what a module shares stays in one process:
 # its module-scoped fixtures, the README lanes (test_readme_commands, never cut) and the
 # checkout's .asv/env they use, the CI rehearsal's workspace. Each worker has its own temporary
-# folders, HOME (above) and asv_e2e (a minute on a quiet machine), so a part that uses asv_e2e
+# folders, HOME (above) and copy of asv_e2e (its run is made once), so a part that uses asv_e2e
 # runs on either worker. A part is named with the tests it takes (function names); the
 # module's other tests are its part "rest". Tests that share an expensive module-scoped
 # fixture stay in one part, or each worker would make it.
@@ -385,5 +416,8 @@ def describe_bytes(data):
 
 def pytest_unconfigure(config):
     shutil.rmtree(str(ENV_ROOT), ignore_errors=True)  # this process's asv environments
-    if _MADE_TEST_HOME and not hasattr(config, "workerinput"):
-        shutil.rmtree(os.environ.get("MXBENCH_TESTS_HOME", ""), ignore_errors=True)
+    if not hasattr(config, "workerinput"):  # the controller (or a plain pytest)
+        if _MADE_ENV_ROOT:  # the session's: the asv_e2e run's original too
+            shutil.rmtree(os.environ["MXBENCH_TESTS_ENV_ROOT"], ignore_errors=True)
+        if _MADE_TEST_HOME:
+            shutil.rmtree(os.environ.get("MXBENCH_TESTS_HOME", ""), ignore_errors=True)

@@ -344,3 +344,26 @@ def test_an_aa_side_can_be_a_results_directory_path():
     proc = changes_cli("aa", "--machine-a", "experiments/no-such-recording",
                        "--machine-b", "results/" + name, "--release", "1.9.1")
     assert proc.returncode == 2 and "recorded as no-such-recording in experiments" in proc.stderr
+
+
+def test_the_memoized_mann_whitney_cdf_is_asvs(monkeypatch):
+    """change_rule.asv_rule() keeps asv's exact cdf once per (m, n, u): the same floats as asv's
+    own function, and the same tests on samples that tie, differ and overlap."""
+    import random
+    from asv import _stats
+    from mxbench.core import change_rule
+    change_rule.asv_rule()
+    memoized = _stats.mann_whitney_u_cdf
+    assert memoized.memoized and memoized.exact.__module__ == "asv._stats"
+    for m in range(1, 13):
+        for n in range(1, 13):
+            for u in range(m * n + 1):
+                assert memoized(m, n, u) == memoized.exact(m, n, u), (m, n, u)
+    rng = random.Random(7)
+    pairs = [([round(rng.gauss(1.0, 0.1), 2) for _ in range(rng.randint(2, 12))],
+              [round(rng.gauss(rng.choice([1.0, 1.3]), 0.1), 2)
+               for _ in range(rng.randint(2, 12))]) for _ in range(300)]
+    tested = [_stats.mann_whitney_u(x, y) for x, y in pairs]
+    monkeypatch.setattr(_stats, "mann_whitney_u_cdf", memoized.exact)
+    assert tested == [_stats.mann_whitney_u(x, y) for x, y in pairs]
+    assert any(p < 0.002 for _, p in tested) and any(p > 0.5 for _, p in tested)
