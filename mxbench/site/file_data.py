@@ -276,6 +276,29 @@ def script_path(html_dir, bundle):
     return os.path.join(html_dir, FILE_DATA, bundle + ".js")
 
 
+# The site's index.json, unpacked, per file it was read from, while that file is unchanged: a
+# summary graph and a list table are placed by it, and a reader of every benchmark's asks
+# for it thousands of times. Read here only (bundle_of, unpack), never handed out.
+_INDEXES = {}
+
+
+def site_index(html_dir):
+    """index.json of the site in html_dir (None where it has none), read once while its file
+    (the JSON, or the script that holds it) is unchanged."""
+    source = os.path.join(html_dir, "index.json")
+    if not os.path.isfile(source):
+        source = script_path(html_dir, bundle_of("index.json", None))
+    try:
+        stat = os.stat(source)
+    except OSError:
+        return None
+    key = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    kept = _INDEXES.get(source)
+    if kept is None or kept[0] != key:
+        kept = _INDEXES[source] = (key, read_site_json(html_dir, "index.json"))
+    return kept[1]
+
+
 def read_site_json(html_dir, path):
     """A file of a published site (index.json, changes.json, graphs/...json) as asv or
     mxbench wrote it: from html_dir/<path> where it is still there, else from its script.
@@ -286,7 +309,7 @@ def read_site_json(html_dir, path):
             return json.load(fh)
     index = None
     if path.startswith(GRAPHS + "/summary/") or is_list_table(path):
-        index = read_site_json(html_dir, "index.json")
+        index = site_index(html_dir)
     bundle = bundle_of(path, index and benchmark_positions(index))
     script = script_path(html_dir, bundle) if bundle else None
     if script is None or not os.path.isfile(script):
