@@ -761,7 +761,7 @@ class Store(object):
             if prefixes and not os.path.basename(path).startswith(prefixes):
                 continue
             try:
-                read_result_file(path)
+                _read_unchanged(path)  # validated, and kept for the reads that follow
             except ResultFileError as exc:
                 errors.append(exc)
         for name in ([machine] if machine else self.machines()):
