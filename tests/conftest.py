@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -62,8 +63,9 @@ def _session_tmpdir():
 _MADE_ENV_ROOT = "MXBENCH_TESTS_TMPDIR_SET" not in os.environ
 if _MADE_ENV_ROOT:  # the controller; workers inherit it
     os.environ["MXBENCH_TESTS_TMPDIR_SET"] = "1"
-    # the session's own (two sessions at once must not share one)
-    os.environ["MXBENCH_TESTS_ENV_ROOT"] = tempfile.mkdtemp(prefix="mxbench-tests-envs-")
+    # the session's own (two sessions at once must not share one), made when first used
+    os.environ["MXBENCH_TESTS_ENV_ROOT"] = os.path.join(
+        tempfile.gettempdir(), "mxbench-tests-envs-%d-%s" % (os.getpid(), uuid.uuid4().hex[:8]))
     _tmpdir = _session_tmpdir()
     if _tmpdir:
         os.makedirs(_tmpdir, exist_ok=True)
