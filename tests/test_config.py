@@ -257,28 +257,39 @@ def fake_distribution(site, name, version, files):
 def test_a_removed_release_is_kept_whole_and_moved_back(tmp_path, monkeypatch):
     """The install hook keeps the releases it removes (moved, not copied) and moves one back
     when it is installed again; at most KEPT_RELEASES; a move cut short leaves nothing that
-    is taken for a kept release or an installed one."""
+    is taken for a kept release or an installed one. The build record of a release whose
+    import check passed goes with it, and comes back with it (only its own, and only ok)."""
     from env_matrix import asv_hook as hook
     site, kept = tmp_path / "site", tmp_path / "kept"
     monkeypatch.setattr(hook, "site_packages", lambda: str(site))
     monkeypatch.setattr(hook, "KEPT_DIR", str(kept))
     monkeypatch.syspath_prepend(str(site))
     name = "mxnet-kept-test"  # not the tool venv's mxnet
+    records = {"1.0": {"status": "ok", "package": "mxnet_kept_test", "release": "1.0"},
+               "2.0": {"status": "broken", "package": name, "release": "2.0"},
+               "3.0": {"status": "ok", "package": name, "release": "2.0"}}  # not its own
     for version in ("1.0", "2.0", "3.0"):
         fake_distribution(site, name, version, ["mxnet_kept/__init__.py", "mxnet_kept/lib.so",
                                                 "tracker_kept/run.py"])
-        assert hook.keep(name)
+        assert hook.keep(name, records[version])
+        assert (kept / ("%s==%s" % (name, version)) / hook.KEPT_RECORD).exists() == (
+            version == "1.0")
         assert not (site / "mxnet_kept").exists() and not list(site.glob("*.dist-info"))
         assert (kept / ("%s==%s" % (name, version)) / "mxnet_kept" / "lib.so").read_text() \
             == version
     assert sorted(p.name for p in kept.iterdir()) == ["%s==2.0" % name, "%s==3.0" % name]
-    assert not hook.restore("%s==1.0" % name)  # no longer kept: pip installs it
-    assert hook.restore("Mxnet_Kept_Test==2.0")  # pip's normalized name
+    assert hook.restore("%s==1.0" % name) is None  # no longer kept: pip installs it
+    assert hook.restore("Mxnet_Kept_Test==2.0") == {}  # pip's normalized name; no record
+    assert not (site / hook.KEPT_RECORD).exists()
     assert (site / "mxnet_kept" / "lib.so").read_text() == "2.0"
     assert (site / "tracker_kept" / "run.py").read_text() == "2.0"
     from importlib import metadata
     assert metadata.version(name) == "2.0"
     assert sorted(p.name for p in kept.iterdir()) == ["%s==3.0" % name]
+    # kept with its record: moved back with it, which stays out of site-packages
+    assert hook.keep(name, dict(records["1.0"], release="2.0"))
+    assert hook.restore("%s==2.0" % name) == dict(records["1.0"], release="2.0")
+    assert not (site / hook.KEPT_RECORD).exists() and (site / "mxnet_kept").exists()
     # not whole (a folder of its RECORD gone): not kept, pip's to remove
     import shutil
     shutil.rmtree(str(site / "tracker_kept"))

@@ -241,7 +241,8 @@ def test_check_refuses_what_it_cannot_measure(asv_e2e):
 def test_a_release_installed_again_is_moved_back_from_where_the_hook_kept_it(recorded_project):
     """The install hook keeps the release it removes (env_matrix/asv_hook.py): 1.9.1 then
     1.8.0.post0 in one environment moves 1.8.0.post0 back (no wheel unpacked), keeps 1.9.1,
-    and the release measured is the one the hook checked it imports."""
+    and the release measured is 1.8.0.post0, whose import the hook checked when it first
+    installed it (a release moved back keeps that check's record)."""
     project = recorded_project
     env = project.env_path("cpu-mkldnn")
     bench = r"^bench_overhead\.Dispatch\.time_add_1_element\("
