@@ -111,8 +111,7 @@ def keep(name, record=None):
     for top in sorted(tops, key=is_dist_info, reverse=True):
         os.rename(os.path.join(site, top), os.path.join(partial, top))
     if checked_record_of(name, version, record):
-        with open(os.path.join(partial, KEPT_RECORD), "w") as fh:
-            json.dump(record, fh, indent=1, sort_keys=True)
+        write_marker(record, os.path.join(partial, KEPT_RECORD))
     os.rename(partial, final)
     kept = sorted((os.path.getmtime(os.path.join(KEPT_DIR, entry)), entry)
                   for entry in os.listdir(KEPT_DIR))
@@ -143,9 +142,10 @@ def restore(requirement):
         return None
     taking = final + ".restoring"  # cut short: removed, never restored from again
     os.rename(final, taking)
-    record = read_record(os.path.join(taking, KEPT_RECORD)) or {}
-    if os.path.exists(os.path.join(taking, KEPT_RECORD)):
-        os.remove(os.path.join(taking, KEPT_RECORD))
+    record_path = os.path.join(taking, KEPT_RECORD)
+    record = read_record(record_path) or {}
+    if os.path.exists(record_path):
+        os.remove(record_path)
     site = site_packages()
     for top in sorted(os.listdir(taking), key=is_dist_info):  # the dist-info last
         os.rename(os.path.join(taking, top), os.path.join(site, top))
@@ -193,8 +193,9 @@ def uninstall():
     return 0
 
 
-def write_marker(record):
-    with open(MARKER, "w") as fh:
+def write_marker(record, path=MARKER):
+    """A build record: MARKER, or the copy a kept release takes along (KEPT_RECORD)."""
+    with open(path, "w") as fh:
         json.dump(record, fh, indent=1, sort_keys=True)
 
 
@@ -256,7 +257,8 @@ def install():
         if subprocess.call(cmd) != 0:
             say("pip could not install %s (see its message above)" % res.requirement)
             return 1
-    if matrix.flavor(flavor).device == "gpu":
+    gpu = matrix.flavor(flavor).device == "gpu"
+    if gpu:
         # The GPUs its kernels run on: the harness skips the GPU points on any other.
         record["cuda_architectures"] = cuda.fatbin_architectures(
             cuda.libmxnet_path(cuda.site_packages()))
@@ -269,7 +271,7 @@ def install():
             write_marker(record)
             return 0
     checked = (kept and kept.get("status") == M.OK and kept.get("release") == release
-               and kept.get("flavor") == flavor and matrix.flavor(flavor).device != "gpu")
+               and kept.get("flavor") == flavor and not gpu)
     if checked:
         say("its import was checked when it was installed here (the same files)")
     error = None if checked else verify_import(release)

@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 
+from mxbench.core.results import file_stamp
 from mxbench.site.change_data import CHANGES_FILE
 from mxbench.site.verdict_data import VERDICTS_FILE
 
@@ -276,27 +277,28 @@ def script_path(html_dir, bundle):
     return os.path.join(html_dir, FILE_DATA, bundle + ".js")
 
 
-# The site's index.json, unpacked, per file it was read from, while that file is unchanged: a
-# summary graph and a list table are placed by it, and a reader of every benchmark's asks
-# for it thousands of times. Read here only (bundle_of, unpack), never handed out.
-_INDEXES = {}
+# The last site's index.json, unpacked, with its benchmarks' positions, while the file it was
+# read from is unchanged: a summary graph and a list table are placed by it, and a reader of
+# every benchmark's asks for it thousands of times. Read here only (bundle_of, unpack), never
+# handed out.
+_INDEX = {}
 
 
 def site_index(html_dir):
-    """index.json of the site in html_dir (None where it has none), read once while its file
-    (the JSON, or the script that holds it) is unchanged."""
+    """(index.json of the site in html_dir, benchmark_positions of it), or (None, None) where
+    it has none; read once while its file (the JSON, or the script that holds it) is
+    unchanged."""
     source = os.path.join(html_dir, "index.json")
     if not os.path.isfile(source):
         source = script_path(html_dir, bundle_of("index.json", None))
-    try:
-        stat = os.stat(source)
-    except OSError:
-        return None
-    key = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
-    kept = _INDEXES.get(source)
-    if kept is None or kept[0] != key:
-        kept = _INDEXES[source] = (key, read_site_json(html_dir, "index.json"))
-    return kept[1]
+    stamp = file_stamp(source)
+    if stamp is None:
+        return None, None
+    if _INDEX.get("key") != (source, stamp):
+        index = read_site_json(html_dir, "index.json")
+        _INDEX.update(key=(source, stamp), index=index,
+                      positions=index and benchmark_positions(index))
+    return _INDEX["index"], _INDEX["positions"]
 
 
 def read_site_json(html_dir, path):
@@ -307,10 +309,10 @@ def read_site_json(html_dir, path):
     if os.path.isfile(full):
         with open(full, encoding="utf-8") as fh:
             return json.load(fh)
-    index = None
+    index = positions = None
     if path.startswith(GRAPHS + "/summary/") or is_list_table(path):
-        index = site_index(html_dir)
-    bundle = bundle_of(path, index and benchmark_positions(index))
+        index, positions = site_index(html_dir)
+    bundle = bundle_of(path, positions)
     script = script_path(html_dir, bundle) if bundle else None
     if script is None or not os.path.isfile(script):
         return None
