@@ -90,9 +90,14 @@ from asv_runner.discovery import disc_benchmarks
 from benchmarks import bench_operators
 
 def read():
-    return {b.name: (b.code, b.version) for b in disc_benchmarks(sys.argv[1] + "/benchmarks")}
+    return {b.name: (b.code, b.version, b.version_alts)
+            for b in disc_benchmarks(sys.argv[1] + "/benchmarks")}
 
 shared = read()
+from asv_runner.benchmarks import _base
+kept = _base.code_fingerprint
+codes = set(code for code, _, _ in shared.values())
+fingerprints = all(kept(code) == kept.__wrapped__(code) for code in codes)
 stripped = 0
 for module in [m for name, m in sys.modules.items() if name.startswith("benchmarks.")]:
     for cls in [v for v in vars(module).values() if inspect.isclass(v)]:
@@ -103,14 +108,17 @@ for module in [m for name, m in sys.modules.items() if name.startswith("benchmar
                     del function.pretty_source
                     stripped += 1
 print(json.dumps({"same": read() == shared, "benchmarks": len(shared), "stripped": stripped,
-                  "dir": dir(bench_operators), "dot": bench_operators.dot.__name__}))
+                  "dir": dir(bench_operators), "dot": bench_operators.dot.__name__,
+                  "codes": len(codes), "fingerprints": fingerprints,
+                  "hashed": kept.cache_info().misses}))
 """
 
 
 def test_generated_classes_are_read_by_asv_as_their_own_source(tmp_path):
-    """harness.generated gives the generated classes' setups their source once and keeps the
-    classes out of their module's dir(), for asv's speed: asv still finds every benchmark,
-    and reads the same code and versions as from the functions' own source."""
+    """harness.generated gives the generated classes' setups their source once, keeps the
+    classes out of their module's dir() and keeps asv_runner's fingerprint of each code, for
+    asv's speed: asv still finds every benchmark, and reads the same code and versions as from
+    the functions' own source, and the same fingerprints as asv_runner's own function."""
     proc = subprocess.run([sys.executable, "-c", SOURCES_CHECK, str(ROOT)], cwd=str(tmp_path),
                           env=dict(os.environ, MXBENCH_VARIANT="default"),
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -119,4 +127,35 @@ def test_generated_classes_are_read_by_asv_as_their_own_source(tmp_path):
     check = json.loads(proc.stdout.splitlines()[-1])
     assert check["same"] and check["stripped"] > 0 and check["benchmarks"] > 3000, check
     assert check["dot"] == "dot" and "dot" not in check["dir"], check["dir"][:20]
+    # asv_runner's code_fingerprint kept per code: asv's own hash of each, each hashed once
+    assert check["fingerprints"] and check["hashed"] == check["codes"] < 100, check
     assert "global_name" in check["dir"] and "_make_class" in check["dir"]
+
+
+ASV_DISCOVERY = """
+import atexit, json, runpy, sys
+import asv.runner
+atexit.register(lambda: print(json.dumps({"mxnet loaded": "mxnet" in sys.modules})))
+sys.argv = [asv.runner.BENCHMARK_RUN_SCRIPT, "discover", sys.argv[1], sys.argv[2]]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_asvs_discovery_process_lists_the_suite_without_loading_mxnet(tmp_path):
+    """asv's discovery process (asv/benchmark.py discover, as `asv run` starts it) leaves
+    MXNet unloaded (benchmarks.harness.environment: 1.5-2 s of each discovery) and lists the
+    same benchmarks, byte for byte, as asv_runner does in a process that loaded MXNet 1.9.1
+    (the tool venv's: see requirements.txt)."""
+    out = tmp_path / "asv-discovery.json"
+    env = dict(os.environ, MXBENCH_VARIANT="default")
+    proc = subprocess.run([sys.executable, "-c", ASV_DISCOVERY, str(ROOT / "benchmarks"),
+                           str(out)], cwd=str(tmp_path), env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert json.loads(proc.stdout.splitlines()[-1]) == {"mxnet loaded": False}, proc.stdout
+    loaded = subprocess.run([sys.executable, "-c", "import mxnet; print(mxnet.__version__)"],
+                            stdout=subprocess.PIPE, universal_newlines=True, timeout=600)
+    assert loaded.returncode == 0 and loaded.stdout.strip(), "the tool venv has no MXNet"
+    with open(str(out)) as fh:
+        listed = json.load(fh)
+    assert listed == list(discovered("benchmarks", tmp_path).values())
