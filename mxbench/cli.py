@@ -10,7 +10,7 @@
     drop-gpu-skips  rewrite results/ without CPU environments' all-skipped gpu points (once)
     ci-matrix  the CI workflow's (release, flavor) jobs, as JSON
     changes    significant differences: releases, between, lineage, aa, ab
-    noise      each point's noise from A/A recordings of one release (reports/noise/)
+    noise      each point's noise from A/A recordings of one release (generated-reports/noise/)
     export     any asv results directory as JSON, CSV or Markdown
     cost       where the time of a recorded run goes
     coverage   which registered MXNet operators the catalogue benchmarks

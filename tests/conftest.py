@@ -373,9 +373,9 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_sessionstart(session):
-    """With workers: the site's npm packages (site/node_modules, an ignored build output)
+    """With workers: the site's npm packages (site-sources/node_modules, an ignored build output)
     installed once, before they start: two publishes at once on a fresh clone would both run
-    `npm ci` in the checkout's site/. Where it cannot, the publishing tests say why."""
+    `npm ci` in the checkout's site-sources/. Where it cannot, the publishing tests say why."""
     if hasattr(session.config, "workerinput") or not getattr(session.config.option,
                                                              "numprocesses", None):
         return
@@ -383,7 +383,7 @@ def pytest_sessionstart(session):
     try:
         vendor.install_packages()
     except Exception as exc:  # no npm, no registry: the tests that publish report it
-        print("site/node_modules not installed before the workers: %s" % exc, file=sys.stderr)
+        print("site-sources/node_modules not installed before the workers: %s" % exc, file=sys.stderr)
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -286,9 +286,9 @@ def test_plan_fails_loudly_and_lists_the_jobs(snapshot, tmp_path):
 def test_a_cpu_job_and_the_merge_keep_the_history_and_add_the_new_machine(snapshot, tmp_path):
     rehearsal = rehearsal_of(snapshot, tmp_path)
     src = snapshot.src
-    history = re.search(r"\(machine `([^`]+)`", (src / "reports" / "CHANGES.md").read_text())
+    history = re.search(r"\(machine `([^`]+)`", (src / "generated-reports" / "CHANGES.md").read_text())
     history = history.group(1)
-    old_report = (src / "reports" / "CHANGES.md").read_text()
+    old_report = (src / "generated-reports" / "CHANGES.md").read_text()
     old_files = {p.name: p.read_bytes() for p in (src / "results" / history).glob("*.json")}
 
     inputs = rehearsal.inputs({"releases": RELEASE})
@@ -333,7 +333,7 @@ def test_a_cpu_job_and_the_merge_keep_the_history_and_add_the_new_machine(snapsh
     for name, data in old_files.items():  # the history machine's records untouched
         assert git(rehearsal.origin, "show", "main:results/%s/%s" % (history, name)
                    ).encode() == data
-    report = origin_file(rehearsal, "reports/CHANGES.md")
+    report = origin_file(rehearsal, "generated-reports/CHANGES.md")
     assert "(machine `%s`)" % history in report
     assert "No two measured releases" not in report
     assert len(report.splitlines()) >= 0.9 * len(old_report.splitlines())

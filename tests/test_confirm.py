@@ -32,7 +32,7 @@ def mxbench(*args):
                           universal_newlines=True, timeout=900)
 
 
-NOISE_TABLES = sorted((ROOT / "reports" / "noise").glob("*.json"))
+NOISE_TABLES = sorted((ROOT / "generated-reports" / "noise").glob("*.json"))
 
 
 @pytest.mark.parametrize("table", NOISE_TABLES, ids=[t.stem for t in NOISE_TABLES])
@@ -44,7 +44,7 @@ def test_each_committed_noise_table_is_what_its_command_computes(tmp_path, table
     # the command the table names, writing elsewhere
     words = committed["command"].split()
     assert words[:4] == ["python", "-m", "mxbench", "noise"] and words[-2] == "-o", words
-    assert words[-1] == "reports/noise/%s" % table.name
+    assert words[-1] == "generated-reports/noise/%s" % table.name
     proc = mxbench(*(words[3:-1] + [str(out)]))
     assert proc.returncode == 0, proc.stdout[-3000:]
     again = json.loads(out.read_text())
@@ -56,13 +56,13 @@ def test_each_committed_noise_table_is_what_its_command_computes(tmp_path, table
 
 
 def test_the_history_has_its_noise_table():
-    assert ROOT / "reports" / "noise" / (HISTORY_MACHINE + ".json") in NOISE_TABLES
+    assert ROOT / "generated-reports" / "noise" / (HISTORY_MACHINE + ".json") in NOISE_TABLES
 
 
 # Issue 23 asks of a table three days, on each host's history.
 @pytest.mark.parametrize("machine", [HISTORY_MACHINE, ARCHIVE_MACHINE])
 def test_a_historys_noise_table_spans_three_days(machine):
-    table = ROOT / "reports" / "noise" / (machine + ".json")
+    table = ROOT / "generated-reports" / "noise" / (machine + ".json")
     assert table in NOISE_TABLES and len(json.loads(table.read_text())["days"]) >= 3
 
 
@@ -77,7 +77,7 @@ def test_a_noise_table_serves_only_its_own_machine(capsys, tmp_path, monkeypatch
     proc = mxbench("--machine", other, "confirm", "1.9.0", "1.9.1", "--of", other,
                    "--beyond-noise", "--list")
     assert proc.returncode == 2, proc.stdout[-2000:]
-    assert ("machine %s has no noise table (reports/noise/%s.json)" % (other, other)
+    assert ("machine %s has no noise table (generated-reports/noise/%s.json)" % (other, other)
             in proc.stdout) and len(proc.stdout.strip().splitlines()) == 1, proc.stdout
     assert not machine_noise(other)
     assert "no point's noise is applied" in capsys.readouterr().err
@@ -85,19 +85,19 @@ def test_a_noise_table_serves_only_its_own_machine(capsys, tmp_path, monkeypatch
     assert history and history.serves(HISTORY_MACHINE) and not history.serves(other)
     # a table under the wrong name
     misplaced = tmp_path / (other + ".json")
-    misplaced.write_text((ROOT / "reports" / "noise" / (HISTORY_MACHINE + ".json")).read_text())
+    misplaced.write_text((ROOT / "generated-reports" / "noise" / (HISTORY_MACHINE + ".json")).read_text())
     monkeypatch.setattr(noise_module, "NOISE_DIR", str(tmp_path))
     with pytest.raises(UserError, match="is the noise of machine %s, not of %s"
                        % (HISTORY_MACHINE, other)):
         machine_noise(other)
     # nor does a table given by path judge another machine's history
     proc = mxbench("--machine", ARCHIVE_MACHINE, "confirm", "1.9.0", "1.9.1", "--noise",
-                   "reports/noise/%s.json" % HISTORY_MACHINE, "--list")
+                   "generated-reports/noise/%s.json" % HISTORY_MACHINE, "--list")
     assert proc.returncode == 2 and proc.stdout.strip() == (
-        "error: reports/noise/%s.json is the noise of machine %s, not of %s"
+        "error: generated-reports/noise/%s.json is the noise of machine %s, not of %s"
         % (HISTORY_MACHINE, HISTORY_MACHINE, ARCHIVE_MACHINE)), proc.stdout
     proc = mxbench("confirm", "1.9.0", "1.9.1", "--noise",
-                   "reports/noise/%s.json" % HISTORY_MACHINE, "--list", "--limit", "1")
+                   "generated-reports/noise/%s.json" % HISTORY_MACHINE, "--list", "--limit", "1")
     assert proc.returncode == 0, proc.stdout[-2000:]
 
 

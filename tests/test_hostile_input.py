@@ -295,7 +295,7 @@ def hostile_site(tmp_path_factory):
     """`python -m mxbench publish` of two real result files and their benchmarks.json, given
     the strings a hostile CI artifact would carry: markup in machine.json's fields (and
     the result files' copies of them), in a benchmark's code, pretty_name, unit and a
-    parameter value, and a javascript: link in reports/CHANGES.md."""
+    parameter value, and a javascript: link in generated-reports/CHANGES.md."""
     from mxbench.site import SITE_DIR, vendor
     if not shutil.which("npm") and not vendor.installed_matches_lock(SITE_DIR):
         pytest.skip("npm is not installed: `mxbench publish` needs it")
@@ -315,8 +315,8 @@ def hostile_site(tmp_path_factory):
         code="def time_add_1_element(self, device):" + payload("code"),
         pretty_name="Dispatch" + payload("pretty_name"), unit="s" + payload("unit"),
         params=[["'cpu'", HOSTILE_PARAM]]))
-    (project.base / "reports").mkdir()
-    (project.base / "reports" / "CHANGES.md").write_text(
+    (project.base / "generated-reports").mkdir()
+    (project.base / "generated-reports" / "CHANGES.md").write_text(
         "# Changes\n\nSee [the x](javascript:window.__xss_link=1) and [y](#top).\n")
     proc = mxbench("--config", str(project.conf_path), "publish", timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr

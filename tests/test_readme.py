@@ -73,7 +73,7 @@ def test_relative_links_resolve(path):
 def test_readme_and_docs_have_relative_links():
     # Not vacuous: the README links its docs pages, and docs/history.md its chart.
     assert len(list(relative_links(README))) >= 8
-    assert "../reports/changes.png" in [t for _, t in relative_links(ROOT / "docs" / "history.md")]
+    assert "../generated-reports/changes.png" in [t for _, t in relative_links(ROOT / "docs" / "history.md")]
 
 
 def test_readme_links_every_docs_page():

@@ -245,8 +245,8 @@ COMMANDS = {
         AS_WRITTEN, check=contains("| 1.6.0 | 1.7.0.post2 | — | flavor cpu-openblas → cpu-mkldnn")),
     "python -m mxbench changes between 1.2.1.post1:cpu-openblas 1.3.1:cpu-openblas": Spec(
         AS_WRITTEN, check=contains("Python 3.7 → 3.11, numpy 1.21.6 → 1.23.5")),
-    "python -m mxbench changes releases -o reports/CHANGES.md --chart reports/changes.png": Spec(
-        AS_WRITTEN, check=files_written("reports/CHANGES.md", "reports/changes.png")),
+    "python -m mxbench changes releases -o generated-reports/CHANGES.md --chart generated-reports/changes.png": Spec(
+        AS_WRITTEN, check=files_written("generated-reports/CHANGES.md", "generated-reports/changes.png")),
     "python -m mxbench confirm 1.9.0 1.9.1 --list": Spec(
         AS_WRITTEN, check=contains("1.9.0 -> 1.9.1, cpu-mkldnn: ", "not yet confirmed")),
     # Exporting results and ad-hoc runs
@@ -411,9 +411,9 @@ def make_copy(dest):
     SHARED_ENV_DIR.mkdir(parents=True, exist_ok=True)
     (dest / ".asv").mkdir()
     (dest / ".asv" / "env").symlink_to(SHARED_ENV_DIR, target_is_directory=True)
-    modules = ROOT / "site" / "node_modules"
+    modules = ROOT / "site-sources" / "node_modules"
     if modules.is_dir():  # an ignored build output, like .venv (else publish runs npm ci)
-        shutil.copytree(str(modules), str(dest / "site" / "node_modules"), symlinks=True)
+        shutil.copytree(str(modules), str(dest / "site-sources" / "node_modules"), symlinks=True)
     proc = subprocess.run(["python", "-m", "mxbench", "setup"], cwd=str(dest), env=command_env(),
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, timeout=300)

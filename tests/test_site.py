@@ -1102,7 +1102,7 @@ def ladder_hashes(tags):
 def test_a_regressions_row_opens_its_change_page_with_the_same_figures(chromium, verdict_site):
     """From the regressions page (from disk) a row's link opens the change page of that
     change: both releases by name, flavor and machine, the history's ratio as the row shows it
-    (the values recorded at the two releases, later / earlier, as reports/CHANGES.md), the
+    (the values recorded at the two releases, later / earlier, as generated-reports/CHANGES.md), the
     confirmation's ratio and interval with its verdict as confirmations.json has it, the
     noise, both commands, the graph with the two releases highlighted; no hash."""
     html, page = verdict_site.html, chromium

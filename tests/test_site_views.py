@@ -6,7 +6,7 @@ The slice: every release of the history machine (results/, Python 3.11 and, for 
 both CPU flavors) for BatchNorm's forward timing and its instruction count; the archived
 machine (results-archive/, first by name, as asv's list would open on it) for the same; the
 confirmation run 1.5.1.post0..1.6.0, which confirmed BatchNorm forward's 3.92x; the project's
-own reports/ (CHANGES.md, its chart, the noise tables) beside the config.
+own generated-reports/ (CHANGES.md, its chart, the noise tables) beside the config.
 """
 import datetime
 import json
@@ -68,7 +68,7 @@ def views_site(tmp_path_factory):
     pair = "%s..%s" % PAIR
     copy_machine(ROOT / "results-confirmations" / pair / HISTORY_MACHINE,
                  project.base / "results-confirmations" / pair / HISTORY_MACHINE, (BENCH,))
-    shutil.copytree(str(ROOT / "reports"), str(project.base / "reports"))
+    shutil.copytree(str(ROOT / "generated-reports"), str(project.base / "generated-reports"))
     return publish(project)
 
 
@@ -147,12 +147,12 @@ GRAPH_LAYERS = "JSON.parse($('#main-graph').attr('data-mxbench-layers') || 'null
 
 def test_a_graph_shows_noise_a_verdict_and_one_line_across_pythons(chromium, views_site):
     """BatchNorm forward on the history: a noise band around the cpu-mkldnn Python 3.11 line
-    (reports/noise's figure for the point), the confirmed 3.92x marked at 1.6.0, and the
+    (generated-reports/noise's figure for the point), the confirmed 3.92x marked at 1.6.0, and the
     1.2.x points of Python 3.7 on their flavor's line, marked apart; the nav bar stays one
     line above the release labels at 1280 px; an instruction-count graph's lowest marker
     lies inside the plot."""
     html, page = views_site.html, chromium
-    noise = json.loads((ROOT / "reports" / "noise" / (HISTORY_MACHINE + ".json")).read_text())
+    noise = json.loads((ROOT / "generated-reports" / "noise" / (HISTORY_MACHINE + ".json")).read_text())
     changes = file_data.read_site_json(str(html), "changes.json")
     confirmed = [dict(zip(changes["fields"], row)) for row in changes["changes"]]
     confirmed = [c for c in confirmed if c["point"] == POINT and c["state"] == "confirmed"

@@ -78,9 +78,9 @@ def test_written_beside_regressions_json_and_in_its_file_data_script(tmp_path):
 
 def test_the_historys_table_of_confirmation_verdicts_is_the_reports():
     """docs/history.md's table of the quiet history's confirmation runs, and its total, say
-    what reports/CHANGES.md (generated from the same runs) says for each pair."""
+    what generated-reports/CHANGES.md (generated from the same runs) says for each pair."""
     import re
-    report = (ROOT / "reports" / "CHANGES.md").read_text()
+    report = (ROOT / "generated-reports" / "CHANGES.md").read_text()
     flavor, reported = None, {}
     for line in report.split("## Package lineage")[0].splitlines():
         if line.startswith("## "):
@@ -107,7 +107,7 @@ def test_the_historys_table_of_confirmation_verdicts_is_the_reports():
 
 
 def test_changes_json_has_the_reports_figures_for_each_confirmed_change():
-    """html/changes.json (change_data.py) against reports/CHANGES.md, both from the same
+    """html/changes.json (change_data.py) against generated-reports/CHANGES.md, both from the same
     recordings: for every row of a release pair's table of confirmed changes, the change with
     that point, flavor and pair exists, its values recorded at both releases give the report's
     history ratio, and its confirmation the report's interval."""
@@ -121,7 +121,7 @@ def test_changes_json_has_the_reports_figures_for_each_confirmed_change():
         rows[change["point"], change["flavor"], change["base"], change["head"]] = change
     flavor = pair = None
     checked = 0
-    for line in (ROOT / "reports" / "CHANGES.md").read_text().splitlines():
+    for line in (ROOT / "generated-reports" / "CHANGES.md").read_text().splitlines():
         if line.startswith("## "):
             flavor, pair = line[3:].strip(), None
         elif line.startswith("### "):

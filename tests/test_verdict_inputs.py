@@ -123,7 +123,7 @@ def test_a_noise_table_needs_three_days(tmp_path):
 # --- noise values -------------------------------------------------------------------------------
 def table_with(tmp_path, change):
     """The history's committed noise table with `change(data)` applied, as a file."""
-    data = json.loads((ROOT / "reports" / "noise" / (HISTORY_MACHINE + ".json")).read_text())
+    data = json.loads((ROOT / "generated-reports" / "noise" / (HISTORY_MACHINE + ".json")).read_text())
     change(data)
     path = tmp_path / "noise.json"
     path.write_text(json.dumps(data))

@@ -30,7 +30,7 @@
       and an address naming only a commit or a release (#ebc37c66), open the change page.
    8. changes.json (mxbench/site/change_data.py): every change of asv's regressions and of the
       confirmation runs, with the values at both releases; history_ratio is the one place
-      the site computes a change's ratio (later / earlier, as reports/CHANGES.md).
+      the site computes a change's ratio (later / earlier, as generated-reports/CHANGES.md).
    9. the regressions page, from changes.json: sorted by verdict (confirmed first) then size,
       a search box, 100 rows drawn at a time, a machine column (asv's page drew 3,000 rows
       with a hover graph each, 13-15 s).
@@ -938,7 +938,7 @@
     var changes_loaded = null;
 
     /* The history's ratio of a change: the value recorded at the later release over the one
-       at the earlier (reports/CHANGES.md's "history ratio": the same recordings). The only
+       at the earlier (generated-reports/CHANGES.md's "history ratio": the same recordings). The only
        place the site computes it. */
     function history_ratio(change) {
         return (change.before > 0 && change.after !== null) ? change.after / change.before : null;
@@ -1154,7 +1154,7 @@
              : 'not recorded for both releases');
         item('noise', change.noise
              ? 'up to ' + ratio_text(change.noise) + ' between recordings of one build on ' +
-               'this machine (reports/noise): a ratio within that is not told from noise'
+               'this machine (generated-reports/noise): a ratio within that is not told from noise'
              : 'not measured for this point');
         var count_bench = 'bench_instructions.' + change.benchmark.split('.')[1] + '.track_' +
             change.benchmark.split('.')[2].replace(/^time_/, '');
@@ -1525,7 +1525,7 @@
         });
     }
 
-    /* The noise of the point a series draws, where reports/noise has it for the series'
+    /* The noise of the point a series draws, where generated-reports/noise has it for the series'
        machine, flavor and Python (window.MXBENCH_NOISE, mxbench/noise.js). */
     function series_noise(s, benchmark) {
         var where = series_point(s, benchmark);
@@ -1631,7 +1631,7 @@
             ctx.textAlign = 'right';
             ctx.fillStyle = '#555';
             ctx.fillText('shaded: the point\'s noise between recordings of one build (A/A, ' +
-                         'reports/noise): ' + $.map(layers.bands, function (b) {
+                         'generated-reports/noise): ' + $.map(layers.bands, function (b) {
                              return ratio_text(b.noise);
                          }).join(', ') + ' wide', offset.left + plot.width() - 6,
                          offset.top + 14);

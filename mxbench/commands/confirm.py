@@ -1,7 +1,7 @@
 """`mxbench confirm BASE HEAD`: measure again, side by side, what the history says changed.
 
 The history compares recordings made on different days, and this machine's speed moves more
-between days than most changes between releases (reports/noise/: a median point's
+between days than most changes between releases (generated-reports/noise/: a median point's
 recordings of one build span 2.3x over three days). A change the history flags (asv's rule)
 is a candidate until both releases are measured again in one session: `asv run` of both commits with `--interleave-rounds` (BASE's
 first round, HEAD's first round, BASE's second ...), the samples kept, into
@@ -80,7 +80,7 @@ def setup_arguments(subparsers):
                              "those the release's A/A runs have not measured)")
     parser.add_argument("--beyond-noise", action="store_true",
                         help="only candidates beyond their point's noise (the machine's table, "
-                             "reports/noise/MACHINE.json)")
+                             "generated-reports/noise/MACHINE.json)")
     parser.add_argument("--noise", metavar="FILE",
                         help="--beyond-noise with this table (python -m mxbench noise)")
     parser.add_argument("--rounds", type=at_least(MIN_ROUNDS, "--rounds"), default=ROUNDS,
@@ -270,7 +270,7 @@ def cmd_confirm_aa(args):
 
 
 def noise_table(args, machine, own_machine=False):
-    """--noise FILE's table, or with --beyond-noise the machine's (reports/noise.py)."""
+    """--noise FILE's table, or with --beyond-noise the machine's (mxbench/reports/noise.py)."""
     return Noise.chosen(machine, args.noise, args.beyond_noise, own_machine)
 
 

@@ -21,7 +21,7 @@ def setup_arguments(subparsers):
     flavor_argument(parser)
     parser.add_argument("-o", "--output",
                         help="JSON file (default: stdout); the reports of a machine's history "
-                             "apply reports/noise/MACHINE.json")
+                             "apply generated-reports/noise/MACHINE.json")
     factor_argument(parser, help="asv's change factor, with --held-out")
     parser.add_argument("--margin", type=margin_factor, default=noise.MARGIN,
                         help="a point's threshold is its noise times this (default 1), kept "

@@ -2,7 +2,7 @@
 what it confirmed, and on which recorded releases each cliff holds (docs/search.md).
 
     python -m mxbench cliffs                       # the report, Markdown, to stdout
-    python -m mxbench cliffs -o reports/CLIFFS.md  # to a file
+    python -m mxbench cliffs -o generated-reports/CLIFFS.md  # to a file
     python -m mxbench cliffs --search-dir DIR      # search logs elsewhere (default results-search)
 
 A cliff is a shape whose cost per input element is at least THRESHOLD times a neighbour's

@@ -1,7 +1,7 @@
 """Verdicts of the confirmation runs (`python -m mxbench confirm`): for each change the history
 flags between two releases, confirmed, refuted, inconclusive or not yet confirmed, with the
 interleaved ratio and its 95 % interval. Read by `confirm` and by the changes report
-(reports/CHANGES.md).
+(generated-reports/CHANGES.md).
 """
 import math
 import os

@@ -13,9 +13,9 @@ neighbours, moves by a day's shift no table of one or two days has seen); `--hel
 `--margin` tells which M holds pairs of days apart.
 
     python -m mxbench noise results-archive/amd-epyc-2cpu-24gb experiments/amd-epyc-2cpu-24gb-aa ...
-        --release 1.9.1 --flavor cpu-mkldnn -o reports/noise/amd-epyc-2cpu-24gb.json
+        --release 1.9.1 --flavor cpu-mkldnn -o generated-reports/noise/amd-epyc-2cpu-24gb.json
 
-A table is one machine's (one kind of host): reports/noise/MACHINE.json, which the reports of
+A table is one machine's (one kind of host): generated-reports/noise/MACHINE.json, which the reports of
 that machine's history apply and no other's.
 
 `--held-out` asks how well such a table bounds the next day: for every pair of recordings made
@@ -44,7 +44,7 @@ MIN_RECORDINGS = 3
 MIN_DAYS = 3
 MARGIN = 1.0  # a table without one: the threshold is the point's noise itself
 UNKNOWN_QUANTILE = 90
-NOISE_DIR = os.path.join(ROOT, "reports", "noise")
+NOISE_DIR = os.path.join(ROOT, "generated-reports", "noise")
 
 
 def table_path(machine):
@@ -271,7 +271,7 @@ def table_problem(data):
 
 
 class Noise(object):
-    """A noise table (reports/noise/MACHINE.json): threshold(name) is the ratio a change of
+    """A noise table (generated-reports/noise/MACHINE.json): threshold(name) is the ratio a change of
     that point must pass besides the report's factor."""
 
     def __init__(self, data=None, path=None):
@@ -299,7 +299,7 @@ class Noise(object):
 
     @classmethod
     def of_machine(cls, machine):
-        """The committed table of `machine` (reports/noise/MACHINE.json), or none: another
+        """The committed table of `machine` (generated-reports/noise/MACHINE.json), or none: another
         machine's recordings (another kind of host) say nothing of this one's. A file there
         that names another machine is a misplaced table (UserError)."""
         noise = cls.load(table_path(machine))

@@ -3,7 +3,7 @@
     publish.py  asv publish into a staging folder, then the steps below (the command line:
                 mxbench/commands/publish.py)
     vendor.py   the JavaScript/CSS asv loads from CDNs, installed from npm and copied in
-    overlay.py  mxbench's overlay: its data scripts, default views (its JS/CSS: site/overlay/)
+    overlay.py  mxbench's overlay: its data scripts, default views (its JS/CSS: site-sources/overlay/)
     file_data.py  the site's data as scripts (mxbench/file-data/), its only copy; read back
     pages.py    every page mxbench adds (models, baselines) and the front page's links to them
     page_tidy.py  what every report page gets: contents and anchors, graph links, no repository
@@ -18,7 +18,7 @@ import os
 from mxbench.core.project import ROOT
 from mxbench.core.errors import UserError
 
-SITE_DIR = os.path.join(ROOT, "site")
+SITE_DIR = os.path.join(ROOT, "site-sources")
 
 
 class PublishError(UserError):

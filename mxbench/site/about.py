@@ -1,4 +1,4 @@
-"""mxbench/about.js: what the site's "about" block says (site/overlay/overlay.js, section 11),
+"""mxbench/about.js: what the site's "about" block says (site-sources/overlay/overlay.js, section 11),
 from the project's own data, never typed by hand.
 
 - each machine of the site (index.json's machines: asv's copy of each machine.json): its CPU as

@@ -1,13 +1,13 @@
 """<html_dir>/changes.json: every change asv's regressions page lists, precomputed for the
-overlay's regressions page and change page (site/overlay/overlay.js, sections 8-9).
+overlay's regressions page and change page (site-sources/overlay/overlay.js, sections 8-9).
 
 One entry per jump of asv's regressions.json: the point, its machine, flavor and Python, the
 two releases by name (asv writes a range of one ladder commit as the later commit alone: the
 base is then the release measured last before it), the values recorded at both releases (the
 history's ratio is after / before: overlay.js `history_ratio`, the one place it is computed on
-the site; reports/CHANGES.md's "history ratio" is the same quotient of the same recordings),
+the site; generated-reports/CHANGES.md's "history ratio" is the same quotient of the same recordings),
 the instruction counts of the point's entry at both releases, the point's noise
-(reports/noise/<machine>.json) and the confirmation run's verdict where one measured it
+(generated-reports/noise/<machine>.json) and the confirmation run's verdict where one measured it
 (confirmations.json, verdict_data.py). asv's own step levels are not carried: a second figure
 per change that disagreed with the first.
 
@@ -23,7 +23,7 @@ from mxbench.core.project import load as load_project
 from mxbench.core.results import write_json_atomic
 
 CHANGES_FILE = "changes.json"
-NOISE_DIR = os.path.join("reports", "noise")
+NOISE_DIR = os.path.join("generated-reports", "noise")
 # The entry's fields, in the order of each row of "changes" (rows as lists: 3,000 rows stay
 # small enough to load at once).
 # The benchmark, graph file and commits are not carried: overlay.js derives them (the name
@@ -60,7 +60,7 @@ def base_revision(values, rev_a, rev_b):
 
 
 def noise_tables(root):
-    """{machine: {flavor, python, points: {point: noise}}} of reports/noise/*.json (noise: max /
+    """{machine: {flavor, python, points: {point: noise}}} of generated-reports/noise/*.json (noise: max /
     min between recordings of one build of that flavor and Python on that machine)."""
     tables = {}
     folder = os.path.join(root, NOISE_DIR)
@@ -78,7 +78,7 @@ def noise_tables(root):
 
 
 def load_noise(root):
-    """{machine: {point: noise}} of reports/noise/*.json."""
+    """{machine: {point: noise}} of generated-reports/noise/*.json."""
     return {machine: table["points"] for machine, table in noise_tables(root).items()}
 
 

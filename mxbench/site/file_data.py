@@ -51,7 +51,7 @@ def benchmark_positions(index):
 
 def bundle_of(path, positions):
     """The script (its name under FILE_DATA, without .js) that holds the site's file `path`,
-    or None for a file no page reads; the same rule as bundle_of in site/overlay/overlay.js.
+    or None for a file no page reads; the same rule as bundle_of in site-sources/overlay/overlay.js.
     A graph page loads one script (every machine's and environment's graph of its benchmark,
     its code and default view), the grid the summary scripts of the boxes it draws, the list
     view its one table, the regressions and change pages the changes."""
@@ -255,7 +255,7 @@ def js_value(value):
 def write_script(html_dir, bundle, content):
     """FILE_DATA/<bundle>.js with `content` ({path: packed data}); returns its size."""
     text = ("/* python -m mxbench publish: %d file(s) of this site (mxbench/site/file_data.py; "
-            "site/overlay/overlay.js reads them) */\nmxbenchFileData(%s);\n"
+            "site-sources/overlay/overlay.js reads them) */\nmxbenchFileData(%s);\n"
             % (len(content), js_value(content)))
     target = os.path.join(html_dir, FILE_DATA, bundle + ".js")
     os.makedirs(os.path.dirname(target), exist_ok=True)

@@ -1,4 +1,4 @@
-"""mxbench's overlay on asv's pages: <html_dir>/mxbench/ (site/overlay/ holds its JS and CSS).
+"""mxbench's overlay on asv's pages: <html_dir>/mxbench/ (site-sources/overlay/ holds its JS and CSS).
 
 - the site's data: every JSON file asv's pages fetch is written as a script,
   mxbench/file-data/*.js (file_data.py), which overlay.js answers asv's requests from, over
@@ -9,7 +9,7 @@
   MAX_DEFAULT_SERIES series, a log scale where the values drawn span LOG_SCALE_SPAN), set
   through asv's own address parameters;
 - mxbench/about.js (about.py: the about block, the history's machine) and mxbench/noise.js
-  (reports/noise/: each point's noise, the graphs' bands);
+  (generated-reports/noise/: each point's noise, the graphs' bands);
 - the overlay's tags in index.html, between OVERLAY_BEGIN and OVERLAY_END.
 """
 import collections
@@ -28,11 +28,13 @@ from mxbench.site.about import ABOUT_SCRIPT
 OVERLAY = "mxbench"
 OVERLAY_FILES = ("overlay.js", "overlay.css")
 FILE_DATA = file_data.FILE_DATA
-OVERLAY_BEGIN = "<!-- mxbench publish overlay (site/overlay/) -->"
+OVERLAY_BEGIN = "<!-- mxbench publish overlay (site-sources/overlay/) -->"
 OVERLAY_END = "<!-- /mxbench publish overlay -->"
-# The markers' earlier spelling, removed too when a site is localized again.
-OLD_MARKERS = ("<!-- mxbench.publish overlay (site/overlay/) -->",
-               "<!-- /mxbench.publish overlay -->")
+# The markers' earlier spellings (the overlay's sources were in site/ before
+# site-sources/), removed too when a site is localized again.
+OLD_MARKERS = (("<!-- mxbench publish overlay (site/overlay/) -->", OVERLAY_END),
+               ("<!-- mxbench.publish overlay (site/overlay/) -->",
+                "<!-- /mxbench.publish overlay -->"))
 # A benchmark page's default view: at most this many series (legend entries) where the
 # benchmark allows it (asv's own default is up to 8 per machine and environment, and every
 # machine and environment at once).
@@ -195,7 +197,7 @@ def write_overlay_data(html_dir):
                if "graphs/summary/%s.json" % name not in summaries]
     text = ("/* python -m mxbench publish: the benchmarks without data (the grid leaves them "
             "out); each benchmark's default view comes with its graph script "
-            "(mxbench/site/overlay.py:default_view; site/overlay/overlay.js applies it) */\n"
+            "(mxbench/site/overlay.py:default_view; site-sources/overlay/overlay.js applies it) */\n"
             "window.MXBENCH_NO_DATA = %s;\n"
             "window.MXBENCH_DEFAULTS = {};\n" % file_data.js_value(no_data))
     with open(os.path.join(html_dir, OVERLAY, "defaults.js"), "w", encoding="ascii") as fh:
@@ -224,7 +226,7 @@ NOISE_SCRIPT = "noise.js"
 
 def write_about_data(html_dir, root=ROOT):
     """mxbench/about.js (about.about_data: the machines, flavors, build time) and
-    mxbench/noise.js (each noise table of reports/noise/ whose machine is on the site: its
+    mxbench/noise.js (each noise table of generated-reports/noise/ whose machine is on the site: its
     flavor, Python and every point's noise). Returns the history's machine."""
     data = about.about_data(html_dir, root)
     on_site = {m["name"] for m in data["machines"]}
@@ -236,7 +238,7 @@ def write_about_data(html_dir, root=ROOT):
                                   (NOISE_SCRIPT, "MXBENCH_NOISE", noise)):
         with open(os.path.join(html_dir, OVERLAY, name), "w", encoding="ascii") as fh:
             fh.write("/* python -m mxbench publish (mxbench/site/overlay.py:write_about_data; "
-                     "site/overlay/overlay.js shows it) */\nwindow.%s = %s;\n"
+                     "site-sources/overlay/overlay.js shows it) */\nwindow.%s = %s;\n"
                      % (variable, file_data.js_value(value)))
     return data["history"]
 
@@ -274,7 +276,7 @@ def history_summaries(html_dir, index, machine):
 def inject_overlay(text):
     """index.html with the overlay's <link>/<script> tags before </head> (an earlier copy of
     them removed first, so that localizing a site twice gives the same page)."""
-    for begin, end in ((OVERLAY_BEGIN, OVERLAY_END), OLD_MARKERS):
+    for begin, end in ((OVERLAY_BEGIN, OVERLAY_END),) + OLD_MARKERS:
         text = re.sub(r"^[ \t]*%s.*?%s[ \t]*\n" % (re.escape(begin), re.escape(end)),
                       "", text, flags=re.S | re.M)
     end = text.lower().rfind("</head>")

@@ -19,8 +19,8 @@ SITE_FILES = ("index.html", "models.html", "changes.html", "coverage.html", "cli
               "baselines.html", "baselines.csv")
 HEADING = re.compile(r"<h([23])>(.*?)</h\1>", re.S)
 LINK = re.compile(r'<a href="([^"]*)">(.*?)</a>', re.S)
-# A repository path named in a page's text: docs/x.md, reports/X.md.
-REPOSITORY_PATH = re.compile(r'(?<![\w/."=>-])((?:docs|reports)/[\w.-]+\.md)\b')
+# A repository path named in a page's text: docs/x.md, generated-reports/X.md.
+REPOSITORY_PATH = re.compile(r'(?<![\w/."=>-])((?:docs|generated-reports)/[\w.-]+\.md)\b')
 
 
 def repository_url():

@@ -1,7 +1,7 @@
 """Every page mxbench adds to the published site, and the front page's links to them.
 
     models.html     the model report (mxbench.reports.models) of the newest recorded release
-    changes.html    reports/CHANGES.md (python -m mxbench changes releases) and its chart
+    changes.html    generated-reports/CHANGES.md (python -m mxbench changes releases) and its chart
     coverage.html   the operator coverage report (mxbench.reports.coverage) of the tool
                     environment's MXNet
     baselines.html  MXNet against PyTorch and NumPy (mxbench.reports.baselines), + its CSV
@@ -33,10 +33,10 @@ COVERAGE_PAGE = "coverage.html"
 BASELINES_PAGE = "baselines.html"
 BASELINES_CSV = "baselines.csv"
 CLIFFS_PAGE = "cliffs.html"
-# The release changes report and its chart, in the project's reports/ (README: python -m
-# mxbench changes releases -o reports/CHANGES.md --chart reports/changes.png).
-CHANGES_REPORT = os.path.join("reports", "CHANGES.md")
-CHANGES_CHART = os.path.join("reports", "changes.png")
+# The release changes report and its chart, in the project's generated-reports/ (README: python -m
+# mxbench changes releases -o generated-reports/CHANGES.md --chart generated-reports/changes.png).
+CHANGES_REPORT = os.path.join("generated-reports", "CHANGES.md")
+CHANGES_CHART = os.path.join("generated-reports", "changes.png")
 # The pages' links, in every page's bar and asv's (the grid's: index.html): (page, title).
 PAGE_LINKS = (("index.html", "Benchmark grid"), (MODELS_PAGE, "Models"),
               (CHANGES_PAGE, "Release changes"), (COVERAGE_PAGE, "Coverage"),
@@ -152,7 +152,7 @@ ASV_PAGE_LINKS = (("index.html#summarylist", "Benchmark list"),
                   ("index.html#regressions", "Regressions"))
 
 
-# The about block (site/overlay/overlay.js, section 11): the machines, flavors, the build.
+# The about block (site-sources/overlay/overlay.js, section 11): the machines, flavors, the build.
 ABOUT_LINK = ("index.html#about", "About")
 
 
@@ -239,8 +239,8 @@ def write_page(html_dir, name, title, body):
 
 # --- changes.html ------------------------------------------------------------------------------
 def write_changes_page(config, html_dir, log=print):
-    """<html_dir>/changes.html: the project's reports/CHANGES.md as HTML, its chart
-    (reports/changes.png) above it. Returns its path."""
+    """<html_dir>/changes.html: the project's generated-reports/CHANGES.md as HTML, its chart
+    (generated-reports/changes.png) above it. Returns its path."""
     root = os.path.dirname(os.path.abspath(config))
     report, chart = os.path.join(root, CHANGES_REPORT), os.path.join(root, CHANGES_CHART)
     body = []

@@ -1,8 +1,8 @@
 """The JavaScript and CSS asv's pages load from CDNs, served from the site itself.
 
 asv 0.6.6's index.html loads jQuery, flot (+ plugins), stupidtable, blueimp-md5 and bootstrap
-from CDNs. The same libraries come from npm, pinned by site/package.json and
-site/package-lock.json (`npm ci --ignore-scripts`, skipped when node_modules matches the lock),
+from CDNs. The same libraries come from npm, pinned by site-sources/package.json and
+site-sources/package-lock.json (`npm ci --ignore-scripts`, skipped when node_modules matches the lock),
 are copied with their licenses to <html_dir>/vendor/<package>/, and every published page's
 CDN tags are rewritten to those files. A CDN URL not listed here is an error, never a silent
 network load.
@@ -21,7 +21,7 @@ from mxbench.site import SITE_DIR, PublishError
 VENDOR = "vendor"
 
 # The CDN resources of asv 0.6.6's www/index.html -> (npm package, file inside it).
-# Versions are pinned in site/package.json; the lock fixes the exact tarballs.
+# Versions are pinned in site-sources/package.json; the lock fixes the exact tarballs.
 # npm has the same releases, except: flot 0.8.3 on npm has no minified files (the unminified
 # sources of the same release are used), and stupidtable 1.0.1 (cdnjs) is not on npm: the
 # plugin's npm package, stupid-table-plugin, has only 1.1.3 (same $.fn.stupidtable API).
@@ -91,7 +91,7 @@ def install_packages(site_dir=SITE_DIR, npm=None):
     if not npm:
         raise PublishError(
             "npm is not installed: the site's JavaScript/CSS (jQuery, flot, bootstrap, ...) comes "
-            "from npm packages pinned in site/package-lock.json. Install Node.js and npm "
+            "from npm packages pinned in site-sources/package-lock.json. Install Node.js and npm "
             "(Debian: apt-get install -y npm) and run this again.")
     cmd = [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"]
     proc = subprocess.run(cmd, cwd=site_dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -100,7 +100,7 @@ def install_packages(site_dir=SITE_DIR, npm=None):
         raise PublishError(
             "`npm %s` in %s failed (exit %d): the site's JavaScript/CSS could not be installed "
             "from the npm registry (no network to registry.npmjs.org, or a lock that does not "
-            "match site/package.json); npm's output is above"
+            "match site-sources/package.json); npm's output is above"
             % (" ".join(cmd[1:]), site_dir, proc.returncode),
             detail="npm said:\n" + proc.stdout[-3000:])
     if not installed_matches_lock(site_dir):
@@ -139,10 +139,10 @@ def copy_vendor(html_dir, site_dir=SITE_DIR):
                 files.append((package, name))
     for package, rel in files:
         if "node_modules/" + package not in locked:
-            raise PublishError("package %s is not in site/package-lock.json" % package)
+            raise PublishError("package %s is not in site-sources/package-lock.json" % package)
         src = os.path.join(modules, package, rel)
         if not os.path.isfile(src):
-            raise PublishError("%s has no file %s (site/node_modules/%s/%s)"
+            raise PublishError("%s has no file %s (site-sources/node_modules/%s/%s)"
                                % (package, rel, package, rel))
         dst = os.path.join(target, package, rel)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
@@ -182,7 +182,7 @@ def rewrite_html(text, vendor_prefix):
     if unknown:
         raise PublishError(
             "the published site loads external resources that `mxbench publish` has no local "
-            "copy for: %s. Add the package to site/package.json (npm install --package-lock-only) "
+            "copy for: %s. Add the package to site-sources/package.json (npm install --package-lock-only) "
             "and the URL to CDN_FILES in mxbench/site/vendor.py." % ", ".join(unknown))
     return text, replaced
 
@@ -193,7 +193,7 @@ def localize_site(html_dir, site_dir=SITE_DIR, log=print):
     if not os.path.exists(os.path.join(html_dir, "index.html")):
         raise PublishError("%s/index.html does not exist: run asv publish first" % html_dir)
     state = install_packages(site_dir)
-    log("npm packages (site/package-lock.json): %s" % state)
+    log("npm packages (site-sources/package-lock.json): %s" % state)
     versions = copy_vendor(html_dir, site_dir)
 
     # SRI check before the attributes are dropped: which local files are byte-identical to

@@ -5,7 +5,7 @@ One entry per point a confirmation run measured at both releases, per machine an
 the release pair and its ladder commits, the point as asv names it, the state (confirmed,
 refuted, inconclusive, not yet confirmed), the interleaved ratio with its 95 % interval and
 the history's ratio. The verdicts are mxbench.reports.confirmations.held_verdicts', as
-`confirm` and reports/CHANGES.md give them. In a file-data script of its own
+`confirm` and generated-reports/CHANGES.md give them. In a file-data script of its own
 (file_data.bundle_of), the only copy the site keeps.
 """
 import os
