@@ -290,9 +290,11 @@ PARTS = {
                 "test_regressions_page_lists_the_import_memory_regression",
                 "test_site_opens_from_disk",
                 "test_a_series_has_one_colour_over_http_and_from_disk"],
-        "history": ["test_front_page_opens_on_a_section_with_graphs",
-                    "test_default_graph_view_reads_at_a_glance",
-                    "test_graph_cache_answers_a_hit_while_other_files_load"]},
+        "history": ["test_front_page_opens_on_a_section_with_graphs",  # each opens the
+                    "test_default_graph_view_reads_at_a_glance",  # history_site: one publish
+                    "test_graph_cache_answers_a_hit_while_other_files_load",
+                    "test_the_grid_loads_under_a_megabyte_and_draws_at_once",
+                    "test_a_graph_page_draws_from_its_script_and_shows_the_code"]},
 }
 # The units are handed out in this order, the longest first (a unit's seconds: its tests' in a
 # run of the whole suite; the README lanes are one unit's), then the rest in collection order,
