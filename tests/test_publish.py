@@ -565,16 +565,13 @@ def test_render_markdown_reads_what_the_reports_print():
 
 
 def test_asv_publish_with_memoized_range_queries_writes_asvs_site(project, tmp_path):
-    """asvrun/asv_publish.py (asv publish, each git range query asked once, each series' steps
-    detected once and kept) writes what plain asv publish writes, whether the steps are
-    detected (a first publish) or all kept (the next): every file byte-identical but the build
-    time (info.json) and the order of the regressions (asv's worker pool hands them back in
-    any order: regressions.json and its feed)."""
-    kept = tmp_path / "kept-steps.json"
-    memoized = [sys.executable, runner.ASV_PUBLISH, "--kept-steps", str(kept)]
+    """asvrun/asv_publish.py (asv publish, each git range query asked once, each distinct
+    series' steps detected once) writes what plain asv publish writes: every file
+    byte-identical but the build time (info.json) and the order of the regressions (asv's
+    worker pool hands them back in any order: regressions.json and its feed)."""
     sites, outputs = {}, {}
-    for name, command in (("plain", [runner.asv_executable()]), ("detected", memoized),
-                          ("kept", memoized)):
+    for name, command in (("plain", [runner.asv_executable()]),
+                          ("memoized", [sys.executable, runner.ASV_PUBLISH])):
         sites[name] = tmp_path / name
         proc = subprocess.run(command + ["--config", str(project.conf_path), "publish",
                                          "--html-dir", str(sites[name])],
@@ -582,42 +579,21 @@ def test_asv_publish_with_memoized_range_queries_writes_asvs_site(project, tmp_p
                               stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
         assert proc.returncode == 0, proc.stdout[-3000:]
         outputs[name] = proc.stdout
-    series = len(json.loads(kept.read_text())["steps"])
-    assert series > 10
-    assert re.search(r"steps: 0 series kept, %d detected, \d+ the same as another graph's "
-                     r"\(%s\)" % (series, re.escape(str(kept))), outputs["detected"])
-    assert re.search(r"steps: %d series kept, 0 detected, \d+ the same as another graph's "
-                     r"\(%s\)" % (series, re.escape(str(kept))), outputs["kept"])
-    files = dict((name, sorted(str(p.relative_to(site)) for p in site.rglob("*")
-                               if p.is_file())) for name, site in sites.items())
-    assert files["plain"] == files["detected"] == files["kept"] and len(files["plain"]) > 10
+    shared = re.search(r"steps: (\d+) series detected, (\d+) the same as another graph's",
+                       outputs["memoized"])
+    assert shared and int(shared.group(1)) > 10 and int(shared.group(2)) > 0, outputs
+    files = [sorted(str(p.relative_to(site)) for p in site.rglob("*") if p.is_file())
+             for site in sites.values()]
+    assert files[0] == files[1] and len(files[0]) > 10
     regressions = json.loads((sites["plain"] / "regressions.json").read_text())["regressions"]
     assert regressions, "no regression: the range queries and the steps were not exercised"
-    for rel in files["plain"]:
-        plain, detected, kept_site = ((sites[name] / rel).read_bytes()
-                                      for name in ("plain", "detected", "kept"))
-        both = (detected, kept_site)
+    for rel in files[0]:
+        plain, memoized = ((site / rel).read_bytes() for site in sites.values())
         if rel == "info.json":
-            plain, both = dict(json.loads(plain), timestamp=0), [
-                dict(json.loads(b), timestamp=0) for b in both]
+            plain, memoized = (dict(json.loads(b), timestamp=0) for b in (plain, memoized))
         elif rel == "regressions.json":
-            plain, both = sorted(map(json.dumps, json.loads(plain)["regressions"])), [
-                sorted(map(json.dumps, json.loads(b)["regressions"])) for b in both]
+            plain, memoized = (sorted(map(json.dumps, json.loads(b)["regressions"]))
+                               for b in (plain, memoized))
         elif rel == "regressions.xml":  # the same entries, in that order
-            plain, both = sorted(plain.splitlines()), [sorted(b.splitlines()) for b in both]
-        assert [plain, plain] == list(both), rel
-
-
-def test_kept_steps_of_another_asv_version_or_an_unreadable_file_are_not_used(tmp_path):
-    """asvrun/asv_publish.py uses kept steps only from a file its asv version wrote."""
-    import asv
-    from mxbench.asvrun import asv_publish
-    path = tmp_path / "kept-steps.json"
-    steps = {"k": [[1, 3, 0.5, 0.4, 0.01]]}
-    assert asv_publish.read_kept_steps(str(path)) == {}  # none yet
-    path.write_text(json.dumps({"asv": asv.__version__, "steps": steps}))
-    assert asv_publish.read_kept_steps(str(path)) == steps
-    path.write_text(json.dumps({"asv": "0.5.1", "steps": steps}))
-    assert asv_publish.read_kept_steps(str(path)) == {}
-    path.write_text('{"asv": "%s", "steps": {"k": [' % asv.__version__)  # cut short
-    assert asv_publish.read_kept_steps(str(path)) == {}
+            plain, memoized = (sorted(b.splitlines()) for b in (plain, memoized))
+        assert plain == memoized, rel

@@ -119,14 +119,6 @@ def site_results(store, workdir, extra=None):
 
 
 # --- asv publish -------------------------------------------------------------------------------
-def kept_steps_path(config):
-    """Where asv publish keeps each series' detected steps for the next publish of the
-    project (asvrun/asv_publish.py): beside its environments, in .asv/ (not committed)."""
-    folder = os.path.join(os.path.dirname(config), ".asv")
-    os.makedirs(folder, exist_ok=True)
-    return os.path.join(folder, "publish-steps.json")
-
-
 def run_asv_publish(config, staging, results_dir, workdir, asv_extra=(), log=print):
     """The real `asv publish` (asvrun/asv_publish.py) with a copy of `config` whose html_dir is `staging` and whose
     results_dir is `results_dir`.
@@ -139,8 +131,7 @@ def run_asv_publish(config, staging, results_dir, workdir, asv_extra=(), log=pri
     copy = runner.config_copy(config, os.path.join(workdir, os.path.basename(config)),
                                 html_dir=staging, results_dir=results_dir)
     # asv's own command line, each git range query asked once (asvrun/asv_publish.py)
-    cmd = [sys.executable, runner.ASV_PUBLISH, "--kept-steps", kept_steps_path(config),
-           "--config", copy, "publish"] + list(asv_extra)
+    cmd = [sys.executable, runner.ASV_PUBLISH, "--config", copy, "publish"] + list(asv_extra)
     log("$ %s   # %s with html_dir=%s" % (" ".join(cmd), config, staging))
     sys.stdout.flush()
     tail = collections.deque(maxlen=40)
