@@ -54,7 +54,6 @@ VARIANT = os.environ.get("MXBENCH_VARIANT", "default")
 apply_variant(VARIANT)
 
 
-
 def discovering():
     """True in asv's discovery process (`asv/benchmark.py discover DIR FILE`): it builds the
     benchmarks to list them and runs none."""
