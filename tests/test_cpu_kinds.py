@@ -150,3 +150,50 @@ def test_noise_refuses_recordings_of_two_cpu_kinds(monkeypatch):
     with pytest.raises(UserError, match="a noise table is one CPU kind's"):
         noise.require_one_cpu_kind(kinds)
     noise.require_one_cpu_kind({("AuthenticAMD", "25", "17")})
+
+
+def test_the_site_shows_a_kinds_committed_and_local_records_as_one_machine(tmp_path):
+    """On a host of a kind results-cpu-kinds/ records, `make bench` writes results/<that
+    machine>/, and the site (the README's next command, `mxbench publish`) merges both
+    folders: one machine, each point its later measurement, both conditions logs. (It
+    refused, "the same result file in both results folders", and published nothing.)"""
+    from mxbench.site import publish
+    kinds = results.Store(str(ROOT / "results-cpu-kinds"))
+    machine = "intel-xeon-f6m167-avx512-2cpu-24gb"
+    committed = kinds.files(machine)
+    shared = os.path.basename(committed[0])
+    local = tmp_path / "results"
+    (local / machine).mkdir(parents=True)
+    (local / "benchmarks.json").write_bytes((ROOT / "results-cpu-kinds" / "benchmarks.json")
+                                            .read_bytes())
+    info = results.read_machine_file(os.path.join(kinds.machine_dir(machine), "machine.json"))
+    info["os"] = "Linux (this host's boot)"
+    results.write_json_atomic(str(local / machine / "machine.json"), info)
+    # this host's recording of one commit and environment the committed records hold too:
+    # one point measured a day after the committed one, one a day before
+    data = results.read_result_file(committed[0])
+    column = {c: i for i, c in enumerate(data["result_columns"])}
+    first = {n: next((i for i, v in enumerate(row[column["result"]]) if results.measured(v)), None)
+             for n, row in data["results"].items()}
+    names = sorted(n for n, i in first.items() if i is not None)[:2]
+    committed_value = {n: data["results"][n][column["result"]][first[n]] for n in names}
+    for name, days in zip(names, (1, -1)):
+        row = data["results"][name]
+        row[column["started_at"]] += days * 86400000
+        row[column["result"]][first[name]] *= 2
+    results.write_json_atomic(str(local / machine / shared), data, compact=True)
+    ours = dict(results.read_conditions_log(kinds.conditions_path(machine))[-1], note="local")
+    results.write_conditions_log(str(local / machine / "conditions.jsonl"), [ours])
+
+    copy = results.Store(publish.site_results(results.Store(str(local)), str(tmp_path / "w"),
+                                              [kinds]))
+    assert sorted(map(os.path.basename, copy.files(machine))) == sorted(
+        map(os.path.basename, committed))
+    merged = results.read_result_file(os.path.join(copy.machine_dir(machine), shared))["results"]
+    assert merged[names[0]][column["result"]][first[names[0]]] == 2 * committed_value[names[0]]
+    assert merged[names[1]][column["result"]][first[names[1]]] == committed_value[names[1]]
+    logged = results.read_conditions_log(copy.conditions_path(machine))
+    assert logged[0] == ours and logged[1:] == results.read_conditions_log(
+        kinds.conditions_path(machine))
+    assert results.read_machine_file(os.path.join(copy.machine_dir(machine), "machine.json"))[
+        "os"] == info["os"]

@@ -70,21 +70,32 @@ def cpu_kinds_store(config):
 
 
 def _merge_copies(target, extra):
-    """Move the result files of the Store `extra` into the Store `target` (machine.json where
-    target has none) and join the two benchmarks.json: one results folder for one site."""
+    """Move the result files of the Store `extra` into the Store `target` and join the two
+    benchmarks.json: one results folder for one site. A machine both hold is one machine (a
+    host of a kind results-cpu-kinds/ records, after `make bench` into results/): its result
+    files of one commit and environment are folded point by point (the later measurement of
+    a point wins, results/'s on a tie: merge_result_data), the conditions logs joined,
+    target's machine.json kept."""
     from asv.benchmarks import Benchmarks
-    from mxbench.core.results import read_benchmarks_file, write_json_atomic
+    from mxbench.core.results import (CONDITIONS_FILE, MACHINE_FILE, merge_result_data,
+                                      read_benchmarks_file, read_conditions_log,
+                                      read_result_file, write_conditions_log,
+                                      write_json_atomic)
     for machine in extra.machines():
         folder = target.machine_dir(machine)
         os.makedirs(folder, exist_ok=True)
         for name in sorted(os.listdir(extra.machine_dir(machine))):
+            source = os.path.join(extra.machine_dir(machine), name)
             destination = os.path.join(folder, name)
-            if os.path.exists(destination):
-                if name == "machine.json":
-                    continue
-                raise PublishError("%s and %s: the same result file in both results folders"
-                                   % (os.path.join(extra.machine_dir(machine), name), destination))
-            shutil.move(os.path.join(extra.machine_dir(machine), name), destination)
+            if not os.path.exists(destination):
+                shutil.move(source, destination)
+            elif name == CONDITIONS_FILE:
+                entries = read_conditions_log(destination)
+                write_conditions_log(destination, entries + [
+                    e for e in read_conditions_log(source) if e not in entries])
+            elif name != MACHINE_FILE:
+                write_json_atomic(destination, merge_result_data(
+                    read_result_file(source), read_result_file(destination)), compact=True)
     joined = collections.OrderedDict()
     for store in (target, extra):
         path = os.path.join(store.results_dir, BENCHMARKS_FILE)
