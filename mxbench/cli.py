@@ -43,7 +43,8 @@ from mxbench.core import arguments, errors
 from mxbench.core.project import DEFAULT_CONFIG, load as load_project
 
 # The commands, in the order `--help` lists them: each module adds its parser and sets
-# func (and takes_asv_args / needs_project where they differ from the defaults below).
+# func (and takes_asv_args, the asv command that takes the arguments after `--`, and
+# needs_project where they differ from the defaults below).
 COMMANDS = (setup, run, check, confirm, compare, find, merge, drop_gpu_skips, ci_matrix,
             changes, noise, export, cost, coverage, models, baselines, cliffs, selection,
             matrix, publish, adhoc, search, dispatch)
@@ -102,6 +103,9 @@ def parse(argv):
     args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     if asv_args and not args.takes_asv_args:
         parser.error("asv arguments after -- are not taken by `%s`" % args.command)
+    problem = asv_args and runner.asv_arguments_problem(args.takes_asv_args, asv_args)
+    if problem:
+        parser.exit(errors.USAGE, "error: %s\n" % problem)
     args.asv_args = asv_args
     return args
 

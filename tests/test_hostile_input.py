@@ -144,6 +144,26 @@ def test_merge_refuses_results_whose_names_are_not_names(tmp_path):
     assert not target.exists() or not any(target.rglob("*.json"))
 
 
+# --- what follows `--` --------------------------------------------------------------------------
+@pytest.mark.parametrize("command,asv_command,asv_args,complaint", (
+    (["find", "1.8.0..1.9.1", BENCH], "run", ["--bogus-option"],
+     "unrecognized arguments: --bogus-option"),
+    (["run", "1.9.1"], "run", ["-a"], "expected one argument"),
+    (["confirm", "1.9.0", "1.9.1"], "run", ["1.9.1^!"], "unrecognized arguments: 1.9.1^!"),
+    (["check", "1.9.0", "1.9.1"], "continuous", ["--factor", "x"], "invalid float value"),
+    (["compare", "1.9.0", "1.9.1"], "compare", ["--sort", "size"], "invalid choice: 'size'"),
+    (["publish"], "publish", ["--bogus-option"], "unrecognized arguments")))
+def test_asv_arguments_asv_refuses_are_one_line_before_anything_runs(
+        tmp_path, command, asv_command, asv_args, complaint):
+    """asv's own parser judges them first: a probe of `find` with an argument asv run refuses
+    ran the install, then ended in "no verdict: ... no measured point" (asv's complaint
+    above it in its usage text), and `run` printed its summary after asv's usage text."""
+    results = tmp_path / "results"
+    proc = mxbench("--results", str(results), *command, "--", *asv_args, timeout=120)
+    refused(proc, "asv %s refuses the arguments after --: " % asv_command, complaint)
+    assert "usage:" not in proc.stdout + proc.stderr and not results.exists()
+
+
 # --- regular expressions and output files -------------------------------------------------------
 @pytest.mark.parametrize("args", (["confirm", "1.9.0", "1.9.1", "--list", "--bench", "["],
                                   ["check", "1.9.0", "1.9.1", "--bench", "("],

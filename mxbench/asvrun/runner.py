@@ -225,6 +225,33 @@ def require_same_cpu_kind(store, machine, what="recording"):
 
 
 # --- running asv -------------------------------------------------------------------------------
+# The asv command each mxbench command passes the arguments after `--` to, with the positional
+# arguments mxbench puts before and after them: asv's own parser judges them before anything
+# runs (asv run would refuse them after the installs, with the exit 2 of a failed benchmark).
+ASV_POSITIONALS = {"run": (["RANGE"], []), "continuous": ([], ["BASE", "HEAD"]),
+                   "compare": ([], ["BASE", "HEAD"]), "publish": ([], [])}
+
+
+class _AsvRefusal(Exception):
+    pass
+
+
+def asv_arguments_problem(command, asv_args):
+    """asv's own complaint about `asv COMMAND ... ASV_ARGS ...` as mxbench runs it, or None."""
+    from asv.commands import make_argparser
+
+    def refuse(message):
+        raise _AsvRefusal(message)
+    parser, subparsers = make_argparser()
+    parser.error = subparsers.choices[command].error = refuse
+    before, after = ASV_POSITIONALS[command]
+    try:
+        parser.parse_args([command] + before + list(asv_args) + after)
+    except _AsvRefusal as refusal:
+        return "asv %s refuses the arguments after --: %s" % (command, refusal)
+    return None
+
+
 def run_asv(args, config=DEFAULT_CONFIG, env=None, cwd=ROOT, keep_line=None):
     """`asv --config CONFIG ARGS...`; returns asv's exit code. Ctrl-C goes to asv (the
     terminal sends it to both; a signal to mxbench alone is passed on), mxbench waits for

@@ -35,7 +35,7 @@ def setup_arguments(subparsers):
     bench_argument(check, "asv benchmark regex (default: all but the roofline rates)")
     check.add_argument("--no-second-pass", action="store_true",
                        help="fail on the first pass's flags (no re-measurement)")
-    check.set_defaults(func=cmd_check, takes_asv_args=True)
+    check.set_defaults(func=cmd_check, takes_asv_args="continuous")
     return check
 
 

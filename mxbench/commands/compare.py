@@ -17,7 +17,7 @@ def setup_arguments(subparsers):
     factor_argument(compare, ASV_COMPARE_FACTOR, help="ratio asv compare marks as a change")
     compare.add_argument("--only-changed", action="store_true",
                          help="only the points asv marks as changed")
-    compare.set_defaults(func=cmd_compare, takes_asv_args=True)
+    compare.set_defaults(func=cmd_compare, takes_asv_args="compare")
     return compare
 
 

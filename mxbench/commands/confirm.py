@@ -89,7 +89,7 @@ def setup_arguments(subparsers):
     parser.add_argument("--list", action="store_true",
                         help="list the candidates and their verdicts; measure nothing")
     allow_busy_argument(parser)
-    parser.set_defaults(func=cmd_confirm, takes_asv_args=True)
+    parser.set_defaults(func=cmd_confirm, takes_asv_args="run")
     return parser
 
 

@@ -36,7 +36,7 @@ def setup_arguments(subparsers):
                            "bench_operators timing or a bench_instructions name): a step is a "
                            "count that moved beyond 1 %%")
     allow_busy_argument(find)
-    find.set_defaults(func=cmd_find, takes_asv_args=True)
+    find.set_defaults(func=cmd_find, takes_asv_args="run")
     return find
 
 

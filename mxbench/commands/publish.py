@@ -37,7 +37,7 @@ def setup_arguments(subparsers):
     command.add_argument("--vendor-only", action="store_true",
                          help="do not run asv publish; make the site already in html_dir work "
                               "offline (vendored libraries, the overlay's code)")
-    command.set_defaults(func=cmd_publish, takes_asv_args=True)
+    command.set_defaults(func=cmd_publish, takes_asv_args="publish")
     return command
 
 

@@ -24,7 +24,7 @@ def setup_arguments(subparsers):
     run.add_argument("--quick", action="store_true", help="one sample each (smoke run)")
     run.add_argument("--rerun", action="store_true", help="measure again what is recorded")
     allow_busy_argument(run)
-    run.set_defaults(func=cmd_run, takes_asv_args=True)
+    run.set_defaults(func=cmd_run, takes_asv_args="run")
     return run
 
 
