@@ -299,33 +299,36 @@ PARTS = {
 # The units are handed out in this order, the longest first (a unit's seconds: its tests' in a
 # run of the whole suite; the README lanes are one unit's), then the rest in collection order,
 # so that the last unit to start is a short one.
-LONGEST_FIRST = [  # seconds in 2026-12-02's run of the whole suite (23:31), with any asv_e2e
-    # setup the unit paid (the README lanes: the unit's wall time)
-    "test_readme_commands.py",  # 461
-    "test_confirm.py:run",  # 285
-    "test_e2e.py:check",  # 264
-    "test_integrity.py:interrupts",  # 240
-    "test_integrity.py:rest",  # 216
-    "test_ci_workflow.py",  # 124
-    "test_children.py",  # 94
-    "test_publish.py",  # 91
-    "test_conditions.py",  # 79
-    "test_reliability.py:runs",  # 75
-    "test_site.py:rest",  # 67
-    "test_hostile_input.py",  # 54
-    "test_smoke.py",  # 53
-    "test_instructions.py",  # 52
-    "test_site.py:e2e",  # 46
-    "test_site.py:history",  # 46
-    "test_crashes.py",  # 45
-    "test_reliability.py:rest",  # 41
-    "test_selection.py",  # 40
-    "test_counts.py",  # 40
-    "test_e2e.py:rest",  # 37
-    "test_changes.py",  # 36
-    "test_e2e.py:variant",  # 34
-    "test_search.py",  # 34
-    "test_confirm.py:rest",  # 21
+LONGEST_FIRST = [  # seconds in a run of the whole suite on a fresh clone (2026-12-02, 13:46
+    # here), with any asv_e2e setup the unit paid (the README lanes: the unit's wall time)
+    "test_readme_commands.py",  # 278
+    "test_confirm.py:run",  # 213
+    "test_integrity.py:interrupts",  # 100
+    "test_integrity.py:rest",  # 83
+    "test_ci_workflow.py",  # 72
+    "test_smoke.py",  # 67
+    "test_e2e.py:rest",  # 51
+    "test_instructions.py",  # 51
+    "test_children.py",  # 47
+    "test_hostile_input.py",  # 47
+    "test_publish.py",  # 42
+    "test_site.py:history",  # 40
+    "test_site.py:e2e",  # 36
+    "test_e2e.py:check",  # 35
+    "test_counts.py",  # 35
+    "test_changes.py",  # 34
+    "test_site.py:rest",  # 32
+    "test_reliability.py:runs",  # 31
+    "test_search.py",  # 31
+    "test_reliability.py:rest",  # 26
+    "test_gpu_skips.py",  # 25
+    "test_conditions.py",  # 23
+    "test_crashes.py",  # 22
+    "test_verdict_inputs.py",  # 21
+    "test_e2e.py:variant",  # 16
+    "test_selection.py",  # 16
+    "test_confirm.py:rest",  # 15
+    "test_site_views.py",  # 15
 ]
 
 
