@@ -701,6 +701,15 @@ def write_conditions_log(path, entries):
     write_text_atomic(path, "".join(json.dumps(e, sort_keys=True) + "\n" for e in entries))
 
 
+def join_conditions_logs(path, other):
+    """The conditions log `path` with the entries of the log `other` it lacks, each once,
+    after its own."""
+    recorded = read_conditions_log(path)
+    new = [e for e in read_conditions_log(other) if e not in recorded]
+    if new:
+        write_conditions_log(path, recorded + new)
+
+
 # --- reading a results directory --------------------------------------------------------------
 class Store(object):
     """One results directory: `<dir>/<machine>/<commit[:8]>-<env>.json`, machine.json,
@@ -887,11 +896,7 @@ def merge_results_dir(store, source):
                                                  os.path.basename(path)))
         merged[machine] = len(files)
         # the conditions of the recordings merged: each entry once
-        recorded = read_conditions_log(store.conditions_path(machine))
-        new = [e for e in read_conditions_log(incoming.conditions_path(machine))
-               if e not in recorded]
-        if new:
-            write_conditions_log(store.conditions_path(machine), recorded + new)
+        join_conditions_logs(store.conditions_path(machine), incoming.conditions_path(machine))
     src_bench = os.path.join(incoming.results_dir, BENCHMARKS_FILE)
     if os.path.exists(src_bench):
         data = read_benchmarks_file(src_bench)

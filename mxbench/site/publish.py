@@ -77,10 +77,9 @@ def _merge_copies(target, extra):
     a point wins, results/'s on a tie: merge_result_data), the conditions logs joined,
     target's machine.json kept."""
     from asv.benchmarks import Benchmarks
-    from mxbench.core.results import (CONDITIONS_FILE, MACHINE_FILE, merge_result_data,
-                                      read_benchmarks_file, read_conditions_log,
-                                      read_result_file, write_conditions_log,
-                                      write_json_atomic)
+    from mxbench.core.results import (CONDITIONS_FILE, MACHINE_FILE, join_conditions_logs,
+                                      merge_result_data, read_benchmarks_file,
+                                      read_result_file, write_json_atomic)
     for machine in extra.machines():
         folder = target.machine_dir(machine)
         os.makedirs(folder, exist_ok=True)
@@ -90,9 +89,7 @@ def _merge_copies(target, extra):
             if not os.path.exists(destination):
                 shutil.move(source, destination)
             elif name == CONDITIONS_FILE:
-                entries = read_conditions_log(destination)
-                write_conditions_log(destination, entries + [
-                    e for e in read_conditions_log(source) if e not in entries])
+                join_conditions_logs(destination, source)
             elif name != MACHINE_FILE:
                 write_json_atomic(destination, merge_result_data(
                     read_result_file(source), read_result_file(destination)), compact=True)
